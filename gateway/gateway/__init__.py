@@ -1,0 +1,1 @@
+"""The gateway: the platform's only public entry."""

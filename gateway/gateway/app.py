@@ -1,0 +1,82 @@
+"""The gateway app: routes every plugin's /v1 routes to its service, after authentication.
+
+The routing table is built from the discovered plugins (``feedback.plugins`` entry
+points); there is no list of services here. Each public route is proxied over pooled,
+time-limited connections to the owning service's URL (``SERVICE_URL_<NAME>``).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import falcon
+
+from common.app import create_app as create_base_app
+from common.config import Settings, load_settings
+from common.errors import PayloadTooLarge
+from common.internal import InternalClient
+from common.plugins import ServiceSpec, load_services
+from gateway.authn import Authenticator
+from gateway.openapi import OpenAPIDocument, build_document
+
+FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
+FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow")
+
+
+def methods_of(resource: type) -> list[str]:
+    """The HTTP methods a resource class serves, from its ``on_<method>`` responders."""
+    return [m for m in falcon.constants.COMBINED_METHODS if callable(getattr(resource, f"on_{m.lower()}", None))]
+
+
+class Proxy:
+    """Forward one route's requests to the service that owns it."""
+
+    def __init__(self, service: str, client: InternalClient, authn: Authenticator, max_body: int):
+        self.service = service
+        self.client = client
+        self.authn = authn
+        self.max_body = max_body
+
+    def forward(self, req: falcon.Request, resp: falcon.Response, **params) -> None:
+        body = self._read_body(req)
+        caller = self.authn.caller(req, params.get("slug"))
+        headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}
+        headers["X-Request-Id"] = req.context.request_id
+        answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, caller=caller, headers=headers)
+        resp.status = answer.status
+        resp.data = answer.data
+        for name in FORWARDED_RESPONSE_HEADERS:
+            if name in answer.headers:
+                resp.set_header(name, answer.headers[name])
+
+    def _read_body(self, req: falcon.Request) -> bytes | None:
+        if req.content_length is not None and req.content_length > self.max_body:
+            raise PayloadTooLarge(f"request body exceeds {self.max_body} bytes")
+        body = req.bounded_stream.read(self.max_body + 1)
+        if len(body) > self.max_body:
+            raise PayloadTooLarge(f"request body exceeds {self.max_body} bytes")
+        return body or None
+
+
+def proxy_for(resource: type, proxy: Proxy) -> object:
+    """A Falcon resource with exactly the owner's methods, so other methods answer 405."""
+    responders = {f"on_{m.lower()}": (lambda self, req, resp, **params: proxy.forward(req, resp, **params)) for m in methods_of(resource)}
+    return type(f"Proxy{resource.__name__}", (), responders)()
+
+
+def create_app(settings: Settings, services: Mapping[str, ServiceSpec], client: InternalClient | None = None) -> falcon.App:
+    client = client or InternalClient(settings)
+    identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
+    authn = Authenticator(settings, client, *identity)
+    app = create_base_app("gateway")
+    app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
+    for name, spec in services.items():
+        proxy = Proxy(name, client, authn, settings.max_body_bytes)
+        for template, resource in spec.routes:
+            app.add_route("/v1" + template, proxy_for(resource, proxy))
+    return app
+
+
+def get_app() -> falcon.App:
+    settings = load_settings()
+    return create_app(settings, load_services())

@@ -1,0 +1,101 @@
+"""Authenticate public callers and cache the answer briefly.
+
+Credentials (decided in ARCHITECTURE.md, documented in the README):
+- ``Authorization: Bearer <FEEDBACK_ADMIN_TOKEN>``: the operator;
+- ``Authorization: Bearer <workspace API key>``: a manager of that key's workspace;
+- ``X-Feedback-User: <JWT>``: an end user, HS256-signed with the workspace's ssoSecret;
+- nothing: anonymous, identified for votes by ``X-Feedback-Anonymous-Id`` (a random id
+  the client keeps) or, failing that, by its address and user agent.
+
+The workspaces service owns keys and SSO secrets, so the gateway asks it (the plugin
+that declares ``identity_path``) and caches the verdict for AUTH_CACHE_SECONDS: a revoked
+key keeps working for at most that long.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+import time
+from dataclasses import dataclass
+
+from common import auth
+from common.config import Settings
+from common.errors import BadGateway, Forbidden, NotFound, Unauthorized
+from common.internal import InternalClient
+
+USER_HEADER = "X-Feedback-User"
+ANON_HEADER = "X-Feedback-Anonymous-Id"
+CACHE_MAX = 10_000
+REFUSALS = {401: Unauthorized, 403: Forbidden, 404: NotFound}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    error: type
+    message: str
+
+
+class Authenticator:
+    def __init__(self, settings: Settings, client: InternalClient, identity_service: str | None, identity_path: str | None):
+        self.settings = settings
+        self.client = client
+        self.identity_service = identity_service
+        self.identity_path = identity_path
+        self._cache: dict[tuple, tuple[float, object]] = {}
+        self._lock = threading.Lock()
+
+    def caller(self, req, slug: str | None) -> auth.Caller:
+        bearer = _bearer(req.get_header("Authorization"))
+        user_token = req.get_header(USER_HEADER)
+        if bearer and hmac.compare_digest(bearer.encode(), self.settings.admin_token.encode()):
+            return auth.Caller(kind=auth.ADMIN)
+        if not bearer and not user_token:
+            return auth.Caller(kind=auth.ANONYMOUS, user_id=self._anonymous_id(req, slug))
+        if slug is None:
+            raise Forbidden("this operation is restricted to the platform operator")
+        caller = self._cached((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
+        if caller.kind == auth.MANAGER and caller.workspace != slug:
+            raise Forbidden("this API key belongs to another workspace")
+        return caller
+
+    def _ask(self, slug: str, api_key: str | None, user_token: str | None):
+        if self.identity_service is None:
+            raise Unauthorized("no service can verify credentials")
+        status, body = self.client.json(
+            self.identity_service, "POST", self.identity_path, {"workspace": slug, "apiKey": api_key, "userToken": user_token}
+        )
+        if status == 200:
+            return auth.Caller(**body)
+        message = body.get("error") if isinstance(body, dict) else None
+        return Refusal(REFUSALS.get(status, BadGateway), message or "authentication failed")
+
+    def _cached(self, key: tuple, compute):
+        now = time.monotonic()
+        hit = self._cache.get(key)
+        if hit is None or hit[0] < now:
+            value = compute()
+            with self._lock:
+                if len(self._cache) >= CACHE_MAX:
+                    self._cache.clear()
+                self._cache[key] = (now + self.settings.auth_cache_seconds, value)
+        else:
+            value = hit[1]
+        if isinstance(value, Refusal):
+            raise value.error(value.message)  # refusals are cached too: a bad key cannot hammer the owner
+        return value
+
+    def _anonymous_id(self, req, slug: str | None) -> str:
+        basis = req.get_header(ANON_HEADER) or f"{req.remote_addr}|{req.user_agent or ''}"
+        digest = hmac.new(self.settings.internal_secret.encode(), f"{slug}|{basis}".encode(), hashlib.sha256)
+        return "anon:" + digest.hexdigest()[:32]
+
+
+def _bearer(value: str | None) -> str | None:
+    if not value:
+        return None
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("the Authorization header must be 'Bearer <API key>'")
+    return token.strip()

@@ -1,0 +1,1 @@
+"""Service kit shared by every feedback platform service and the gateway."""

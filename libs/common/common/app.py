@@ -1,0 +1,201 @@
+"""The Falcon app factory every service and the gateway use.
+
+One place decides how the platform answers: JSON in and out, every failure as
+``{"error": "..."}`` with a fitting status (never a bare 500 page), request ids,
+``/healthz``, ``/readyz`` and ``/metrics``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+import uuid
+from typing import Callable, Iterable
+
+import falcon
+import falcon.media
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+from pymongo.errors import ConnectionFailure, PyMongoError
+
+from common import auth
+from common.config import Settings
+from common.errors import FeedbackError, Unauthorized
+from common.plugins import ServiceSpec
+
+log = logging.getLogger(__name__)
+
+REQUEST_ID_HEADER = "X-Request-Id"
+OPEN_PATHS = ("/healthz", "/readyz", "/metrics")
+
+REQUESTS = Counter("feedback_http_requests_total", "HTTP requests served", ["app", "method", "route", "status"])
+LATENCY = Histogram("feedback_http_request_seconds", "HTTP request latency", ["app", "method", "route"])
+
+
+def _loads(text: str):
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+JSON = falcon.media.JSONHandler(loads=_loads)
+
+
+class RequestId:
+    """Carry the caller's X-Request-Id through, or make one, and echo it back."""
+
+    def process_request(self, req, resp):
+        req.context.request_id = req.get_header(REQUEST_ID_HEADER) or uuid.uuid4().hex
+        req.context.started = time.perf_counter()
+
+    def process_response(self, req, resp, resource, req_succeeded):
+        resp.set_header(REQUEST_ID_HEADER, req.context.get("request_id", ""))
+
+
+class Metrics:
+    def __init__(self, app_name: str):
+        self.app_name = app_name
+
+    def process_response(self, req, resp, resource, req_succeeded):
+        route = req.uri_template or "unmatched"
+        REQUESTS.labels(self.app_name, req.method, route, resp.status_code).inc()
+        started = req.context.get("started")
+        if started is not None:
+            LATENCY.labels(self.app_name, req.method, route).observe(time.perf_counter() - started)
+
+
+class InternalAuth:
+    """Accept only requests the gateway (or a sibling service) signed; expose the caller."""
+
+    def __init__(self, secret: str):
+        self.secret = secret
+
+    def process_request(self, req, resp):
+        if req.path in OPEN_PATHS:
+            return
+        caller = req.get_header(auth.CALLER_HEADER) or ""
+        signature = req.get_header(auth.SIGNATURE_HEADER) or ""
+        if not auth.verify(self.secret, req.method, req.path, caller, signature):
+            raise Unauthorized("requests must come through the gateway")
+        req.context.caller = auth.Caller.from_header(caller)
+
+
+def _serialize_http_error(req, resp, exception: falcon.HTTPError):
+    resp.content_type = falcon.MEDIA_JSON
+    resp.data = json.dumps({"error": _describe_http_error(req, exception)}).encode()
+
+
+def _describe_http_error(req, ex: falcon.HTTPError) -> str:
+    if isinstance(ex, falcon.HTTPRouteNotFound):
+        return f"no such path: {req.path}"
+    if isinstance(ex, falcon.HTTPMethodNotAllowed):
+        allowed = ex.headers.get("Allow", "") if ex.headers else ""
+        return f"method {req.method} is not allowed here (allowed: {allowed})"
+    if isinstance(ex, falcon.MediaNotFoundError):
+        return "request body is required"
+    if isinstance(ex, falcon.MediaMalformedError):
+        return "request body is not valid JSON"
+    if isinstance(ex, falcon.HTTPUnsupportedMediaType):
+        return "request body must be application/json"
+    return ex.description or ex.title
+
+
+def _handle_feedback_error(req, resp, ex: FeedbackError, params):
+    resp.status = ex.status
+    for name, value in ex.headers.items():
+        resp.set_header(name, value)
+    resp.media = {"error": ex.message}
+
+
+def _handle_database_down(req, resp, ex: PyMongoError, params):
+    log.warning("database unavailable: %s", ex)
+    resp.status = falcon.HTTP_503
+    resp.set_header("Retry-After", "1")
+    resp.media = {"error": "database unavailable, try again shortly"}
+
+
+def _handle_unexpected(req, resp, ex: Exception, params):
+    if isinstance(ex, falcon.HTTPError):
+        raise ex  # Falcon's own errors keep their status; the serializer shapes the body.
+    request_id = req.context.get("request_id", "")
+    log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
+    resp.status = falcon.HTTP_500
+    resp.media = {"error": f"internal error (request id {request_id})"}
+
+
+class Health:
+    def on_get(self, req, resp):
+        resp.media = {"status": "ok"}
+
+
+class Ready:
+    """Ready when the database answers. Kafka is reported, not required: writes keep
+    succeeding through the outbox while it is down, so taking the API out of rotation
+    would turn a delay into an outage."""
+
+    def __init__(self, checks: dict[str, Callable[[], None]], required: Iterable[str]):
+        self.checks = checks
+        self.required = set(required)
+
+    def on_get(self, req, resp):
+        report, ok = {}, True
+        for name, check in self.checks.items():
+            try:
+                check()
+                report[name] = "ok"
+            except Exception as ex:  # noqa: BLE001 - any failure means "not reachable"
+                report[name] = f"unreachable: {ex.__class__.__name__}"
+                ok = ok and name not in self.required
+        resp.status = falcon.HTTP_200 if ok else falcon.HTTP_503
+        resp.media = {"status": "ready" if ok else "not ready", "checks": report}
+
+
+class MetricsEndpoint:
+    def on_get(self, req, resp):
+        resp.content_type = CONTENT_TYPE_LATEST
+        resp.data = generate_latest()
+
+
+def kafka_reachable(settings: Settings) -> Callable[[], None]:
+    def check() -> None:
+        host, _, port = settings.kafka_bootstrap_servers.split(",")[0].strip().rpartition(":")
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=1):
+            pass
+
+    return check
+
+
+def create_app(
+    name: str,
+    middleware: list | None = None,
+    checks: dict[str, Callable[[], None]] | None = None,
+    required_checks: Iterable[str] = (),
+) -> falcon.App:
+    """A Falcon app with the platform's JSON, errors, request ids, health and metrics."""
+    app = falcon.App(middleware=[RequestId(), Metrics(name), *(middleware or [])])
+    app.req_options.media_handlers[falcon.MEDIA_JSON] = JSON
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = JSON
+    app.req_options.strip_url_path_trailing_slash = True
+    app.set_error_serializer(_serialize_http_error)
+    # Most specific class wins (Falcon picks by MRO), so order here does not matter.
+    app.add_error_handler(Exception, _handle_unexpected)
+    app.add_error_handler(ConnectionFailure, _handle_database_down)
+    app.add_error_handler(FeedbackError, _handle_feedback_error)
+    app.add_route("/healthz", Health())
+    app.add_route("/readyz", Ready(checks or {}, required_checks))
+    app.add_route("/metrics", MetricsEndpoint())
+    return app
+
+
+def create_service_app(settings: Settings, spec: ServiceSpec, context=None) -> falcon.App:
+    """Build a service's app from its spec: public routes under /v1, internal ones as-is."""
+    context = context if context is not None else spec.create_context(settings)
+    checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
+    app = create_app(spec.name, middleware=[InternalAuth(settings.internal_secret)], checks=checks, required_checks=["mongodb"])
+    for template, resource in spec.routes:
+        app.add_route("/v1" + template, resource(context))
+    for template, resource in spec.internal_routes:
+        app.add_route(template, resource(context))
+    return app

@@ -1,0 +1,81 @@
+"""The ``feedback`` command: serve a service, run its workers, initialise, or run it all.
+
+    feedback serve SERVICE [--bind HOST:PORT]   a service's API under gunicorn
+    feedback worker SERVICE [NAME ...]          its background workers (all by default)
+    feedback init                               create Kafka topics and MongoDB indexes
+    feedback dev                                the whole platform on this machine
+    feedback services                           list discovered services and their workers
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from common.config import load_settings
+from common.plugins import load_services
+
+
+def _spec(name: str):
+    services = load_services()
+    if name not in services:
+        raise SystemExit(f"unknown service '{name}'; discovered: {', '.join(services) or 'none'}")
+    return services[name]
+
+
+def serve(args) -> None:
+    from common.app import create_service_app
+    from common.server import GunicornServer
+
+    settings = load_settings()
+    spec = _spec(args.service)
+    GunicornServer(lambda: create_service_app(settings, spec), args.bind, settings).run()
+
+
+def worker(args) -> None:
+    from common.workers import run_workers
+
+    run_workers(load_settings(), _spec(args.service), args.names or None)
+
+
+def init(args) -> None:
+    from common.bootstrap import initialise
+
+    for line in initialise(load_settings(), load_services()):
+        print(line)
+
+
+def dev(args) -> None:
+    from common.devstack import main as dev_main
+
+    dev_main()
+
+
+def services(args) -> None:
+    for name, spec in load_services().items():
+        print(f"{name}: routes={len(spec.routes)} publishes={list(spec.publishes)} workers={spec.worker_names()}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    settings = load_settings()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    parser = argparse.ArgumentParser(prog="feedback", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="serve a service's API")
+    p.add_argument("service")
+    p.add_argument("--bind", default="127.0.0.1:8000")
+    p.set_defaults(func=serve)
+    p = sub.add_parser("worker", help="run a service's background workers")
+    p.add_argument("service")
+    p.add_argument("names", nargs="*")
+    p.set_defaults(func=worker)
+    sub.add_parser("init", help="create Kafka topics and MongoDB indexes").set_defaults(func=init)
+    sub.add_parser("dev", help="run the whole platform locally").set_defaults(func=dev)
+    sub.add_parser("services", help="list discovered services").set_defaults(func=services)
+    args = parser.parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

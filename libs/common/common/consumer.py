@@ -1,0 +1,101 @@
+"""The consumer runner: a Kafka consumer group that hands each event to its handler.
+
+Handlers are plain functions ``handler(event: dict) -> None`` keyed by topic. Handling is
+idempotent by event id (a marker per consumer group in MongoDB); offsets are committed
+only after every message of a batch was handled; a message that keeps failing goes to
+``<topic>.dlq`` so one poison message cannot stall a partition.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Callable, Mapping
+
+from pymongo.errors import DuplicateKeyError, PyMongoError
+
+from common.config import Settings
+from common.ids import now
+from common.kafka import KafkaError, dlq, make_consumer, make_producer
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[dict], None]
+ATTEMPTS = 3
+
+
+class ConsumerRunner:
+    def __init__(self, settings: Settings, db, group: str, handlers: Mapping[str, Handler]):
+        self.settings = settings
+        self.group = group
+        self.handlers = dict(handlers)
+        self.processed = db["processed_events"]
+        # Markers only need to outlive redelivery; real MongoDB expires them after a week.
+        self.processed.create_index("at", expireAfterSeconds=7 * 86400)
+
+    def run(self, stop: threading.Event) -> None:
+        consumer = None
+        backoff = 0.5
+        while not stop.is_set():
+            try:
+                if consumer is None:
+                    consumer = make_consumer(self.settings, self.group, sorted(self.handlers))
+                batch = consumer.poll(timeout_ms=500)
+                for records in batch.values():
+                    for record in records:
+                        self.handle(record.topic, record.value)
+                if batch:
+                    consumer.commit()
+                backoff = 0.5
+            except (KafkaError, PyMongoError) as ex:
+                # Uncommitted messages are delivered again after reconnecting; handling is idempotent.
+                log.warning("consumer %s: %s; retrying in %.1fs", self.group, ex, backoff)
+                if consumer is not None:
+                    _close(consumer)
+                    consumer = None
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 10.0)
+        if consumer is not None:
+            _close(consumer)
+
+    def handle(self, topic: str, raw: bytes) -> None:
+        try:
+            event = json.loads(raw)
+            event_id = event["id"]
+        except (ValueError, TypeError, KeyError):
+            self._park(topic, raw, "undecodable message")
+            return
+        marker = f"{self.group}:{event_id}"
+        if self.processed.find_one({"_id": marker}, projection={"_id": 1}) is not None:
+            return
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                self.handlers[topic](event)
+                break
+            except PyMongoError:
+                raise  # the database is down: retry the whole batch later, do not park
+            except Exception as ex:  # noqa: BLE001 - a handler bug must not stop the consumer
+                log.exception("consumer %s: handler failed on %s (attempt %d)", self.group, event_id, attempt)
+                if attempt == ATTEMPTS:
+                    self._park(topic, raw, repr(ex))
+        try:
+            self.processed.insert_one({"_id": marker, "at": now()})
+        except DuplicateKeyError:
+            pass
+
+    def _park(self, topic: str, raw: bytes, reason: str) -> None:
+        log.error("consumer %s: parking a message of %s in %s: %s", self.group, topic, dlq(topic), reason)
+        producer = make_producer(self.settings)
+        try:
+            producer.send(dlq(topic), value={"group": self.group, "reason": reason, "raw": raw.decode(errors="replace")})
+            producer.flush(timeout=10)
+        finally:
+            producer.close(timeout=1)
+
+
+def _close(consumer) -> None:
+    try:
+        consumer.close(autocommit=False)
+    except Exception:  # noqa: BLE001 - closing a broken client must not mask the real error
+        pass

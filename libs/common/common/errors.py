@@ -1,0 +1,48 @@
+"""Domain errors. Services raise these; the app factory maps each to its HTTP status once."""
+
+
+class FeedbackError(Exception):
+    """Base of every error a client should see as ``{"error": message}``."""
+
+    status = "400 Bad Request"
+
+    def __init__(self, message: str, *, headers: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.headers = headers or {}
+
+
+class BadRequest(FeedbackError):
+    status = "400 Bad Request"
+
+
+class Unauthorized(FeedbackError):
+    status = "401 Unauthorized"
+
+
+class Forbidden(FeedbackError):
+    status = "403 Forbidden"
+
+
+class NotFound(FeedbackError):
+    status = "404 Not Found"
+
+
+class Conflict(FeedbackError):
+    status = "409 Conflict"
+
+
+class PayloadTooLarge(FeedbackError):
+    status = "413 Payload Too Large"
+
+
+class Unavailable(FeedbackError):
+    status = "503 Service Unavailable"
+
+
+class BadGateway(FeedbackError):
+    status = "502 Bad Gateway"
+
+
+class GatewayTimeout(FeedbackError):
+    status = "504 Gateway Timeout"

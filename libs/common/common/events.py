@@ -1,0 +1,47 @@
+"""The event envelope and the transactional outbox.
+
+A state change and its event are written in one MongoDB transaction: the event lands
+in the service's ``outbox`` collection, and :mod:`common.relay` publishes it to Kafka.
+If Kafka is down the write still succeeds; the event waits in the outbox.
+
+Envelope: ``{"id", "type", "timestamp", "workspace", "data"}``; Kafka key = workspace
+slug, so the events of one workspace stay ordered within their topic.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from bson import ObjectId
+from pymongo.client_session import ClientSession
+from pymongo.database import Database
+
+from common.ids import iso, now
+
+OUTBOX = "outbox"
+
+
+def envelope(type_: str, workspace: str, data: dict) -> dict:
+    return {
+        "id": uuid.uuid4().hex,
+        "type": type_,
+        "timestamp": iso(now()),
+        "workspace": workspace,
+        "data": data,
+    }
+
+
+class Outbox:
+    """Adds events to the service's outbox inside the caller's transaction."""
+
+    def __init__(self, db: Database, topic: str):
+        self.collection = db[OUTBOX]
+        self.topic = topic
+
+    def add(self, session: ClientSession | None, type_: str, workspace: str, data: dict) -> dict:
+        event = envelope(type_, workspace, data)
+        # ObjectId _id keeps insertion order for the relay; the envelope id is what consumers dedupe on.
+        self.collection.insert_one(
+            {"_id": ObjectId(), "topic": self.topic, "key": workspace, "event": event}, session=session
+        )
+        return event

@@ -1,0 +1,68 @@
+"""Signed HTTP calls between services (and from the gateway) over pooled connections.
+
+Used where a request needs read-your-writes across services, e.g. the gateway asking the
+workspaces service who a credential belongs to. Each call says why in its own module.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+import urllib3
+
+from common import auth
+from common.config import Settings
+from common.errors import BadGateway, GatewayTimeout, Unavailable
+
+
+class InternalClient:
+    def __init__(self, settings: Settings, timeout: float | None = None):
+        self.settings = settings
+        self.http = urllib3.PoolManager(
+            num_pools=16,
+            maxsize=32,
+            retries=False,
+            timeout=urllib3.Timeout(connect=settings.proxy_connect_timeout, read=timeout or settings.proxy_read_timeout),
+        )
+
+    def base_url(self, service: str) -> str:
+        url = self.settings.service_url(service)
+        if not url:
+            raise Unavailable(f"service '{service}' is not configured (set SERVICE_URL_{service.upper()})")
+        return url
+
+    def request(
+        self,
+        service: str,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        query: str = "",
+        caller: auth.Caller | None = None,
+        headers: dict | None = None,
+    ) -> urllib3.BaseHTTPResponse:
+        """Send one signed request; map transport failures to 502/503/504."""
+        url = self.base_url(service) + path + (f"?{query}" if query else "")
+        all_headers = {**(headers or {}), **auth.signed_headers(self.settings.internal_secret, method, path, caller or auth.Caller())}
+        try:
+            return self.http.request(method, url, body=body, headers=all_headers, redirect=False, preload_content=True)
+        except urllib3.exceptions.ReadTimeoutError:
+            raise GatewayTimeout(f"service '{service}' did not answer in time") from None
+        except urllib3.exceptions.NewConnectionError:
+            raise Unavailable(f"service '{service}' is unavailable") from None
+        except urllib3.exceptions.HTTPError as ex:
+            raise BadGateway(f"service '{service}' failed: {ex.__class__.__name__}") from None
+
+    def json(self, service: str, method: str, path: str, payload: dict | None = None, params: dict | None = None, caller=None):
+        """Send JSON, return ``(status, decoded body)``."""
+        body = json.dumps(payload).encode() if payload is not None else None
+        r = self.request(
+            service, method, path, body=body, query=urlencode(params or {}, doseq=True), caller=caller,
+            headers={"Content-Type": "application/json"} if body is not None else None,
+        )
+        try:
+            return r.status, json.loads(r.data or b"null")
+        except ValueError:
+            raise BadGateway(f"service '{service}' answered with invalid JSON") from None

@@ -1,0 +1,93 @@
+"""The outbox relay: publishes a service's outbox to Kafka, oldest first.
+
+At-least-once: an event is deleted from the outbox only after Kafka acknowledged it, so
+a crash between the two re-sends it and consumers drop the duplicate by event id. One
+relay per service is active at a time (a lease in MongoDB), so extra replicas are
+hot standbys and per-workspace order is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+
+from pymongo.errors import DuplicateKeyError, PyMongoError
+
+from common.config import Settings
+from common.events import OUTBOX
+from common.kafka import KafkaError, make_producer
+
+log = logging.getLogger(__name__)
+
+LEASE_SECONDS = 10.0
+
+
+class OutboxRelay:
+    def __init__(self, settings: Settings, db, name: str, batch: int = 200, idle_seconds: float = 0.05):
+        self.settings = settings
+        self.outbox = db[OUTBOX]
+        self.locks = db["locks"]
+        self.name = f"outbox-relay:{name}"
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
+        self.batch = batch
+        self.idle_seconds = idle_seconds
+        self._lease_until = 0.0
+        self._producer = None
+
+    def run(self, stop: threading.Event) -> None:
+        backoff = 0.5
+        while not stop.is_set():
+            try:
+                if not self._hold_lease():
+                    stop.wait(LEASE_SECONDS / 3)
+                    continue
+                sent = self.publish_batch()
+                backoff = 0.5
+                if not sent:
+                    stop.wait(self.idle_seconds)
+            except (KafkaError, PyMongoError) as ex:
+                # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
+                log.warning("outbox relay %s: %s; retrying in %.1fs", self.name, ex, backoff)
+                self._close_producer()
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 10.0)
+        self._close_producer()
+
+    def publish_batch(self) -> int:
+        docs = list(self.outbox.find({}, sort=[("_id", 1)], limit=self.batch))
+        if not docs:
+            return 0
+        if self._producer is None:
+            self._producer = make_producer(self.settings)
+        futures = [self._producer.send(d["topic"], key=d["key"], value=d["event"]) for d in docs]
+        self._producer.flush(timeout=15)
+        for future in futures:
+            future.get(timeout=0)  # raises the send's KafkaError, if any
+        self.outbox.delete_many({"_id": {"$in": [d["_id"] for d in docs]}})
+        return len(docs)
+
+    def _hold_lease(self) -> bool:
+        now = time.time()
+        if now < self._lease_until - LEASE_SECONDS / 2:
+            return True
+        try:
+            self.locks.find_one_and_update(
+                {"_id": self.name, "$or": [{"owner": self.owner}, {"until": {"$lt": now}}]},
+                {"$set": {"owner": self.owner, "until": now + LEASE_SECONDS}},
+                upsert=True,
+            )
+        except DuplicateKeyError:
+            return False  # another relay holds the lease
+        self._lease_until = now + LEASE_SECONDS
+        return True
+
+    def _close_producer(self) -> None:
+        if self._producer is not None:
+            try:
+                self._producer.close(timeout=1)
+            except Exception:  # noqa: BLE001 - closing a broken client must not mask the real error
+                pass
+            self._producer = None

@@ -1,0 +1,150 @@
+"""pytest fixtures for the whole repository: a running platform and an API client.
+
+The ``stack`` fixture starts the platform once per test session (local MongoDB/Kafka
+stand-ins on free ports unless MONGODB_URI / KAFKA_BOOTSTRAP_SERVERS are set). Tests
+isolate themselves by creating their own workspace (``workspace`` fixture).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+import pytest
+import requests
+
+from common.devstack import LocalStack
+
+
+class Api:
+    """A thin requests wrapper: paths are relative to /v1; ``key``/``user`` pick the caller."""
+
+    def __init__(self, base_url: str):
+        self.base = base_url.rstrip("/") + "/v1"
+        self.http = requests.Session()
+
+    def call(self, method: str, path: str, *, key: str | None = None, user: str | None = None, headers=None, **kw):
+        h = dict(headers or {})
+        if key:
+            h["Authorization"] = f"Bearer {key}"
+        if user:
+            h["X-Feedback-User"] = user
+        return self.http.request(method, self.base + path, headers=h, timeout=30, **kw)
+
+    def get(self, path, **kw):
+        return self.call("GET", path, **kw)
+
+    def post(self, path, **kw):
+        return self.call("POST", path, **kw)
+
+    def put(self, path, **kw):
+        return self.call("PUT", path, **kw)
+
+    def patch(self, path, **kw):
+        return self.call("PATCH", path, **kw)
+
+    def delete(self, path, **kw):
+        return self.call("DELETE", path, **kw)
+
+
+@dataclass
+class Workspace:
+    slug: str
+    key: str  # a manager API key
+    api: Api
+    sso_secret: str | None = None
+
+    @property
+    def path(self) -> str:
+        return f"/workspaces/{self.slug}"
+
+    def user_token(self, user_id: str = "user-1", **claims) -> str:
+        """An end-user JWT; sets the workspace's ssoSecret on first use."""
+        if self.sso_secret is None:
+            self.sso_secret = "s3cret-" + uuid.uuid4().hex
+            r = self.api.patch(f"{self.path}/settings", key=self.key, json={"ssoSecret": self.sso_secret})
+            assert r.status_code == 200, r.text
+        payload = {"id": user_id, "name": f"User {user_id}", "exp": int(time.time()) + 3600, **claims}
+        return jwt.encode(payload, self.sso_secret, algorithm="HS256")
+
+    def settings(self, **fields) -> dict:
+        r = self.api.patch(f"{self.path}/settings", key=self.key, json=fields)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def board(self, slug: str = "features", name: str = "Feature requests") -> dict:
+        r = self.api.post(f"{self.path}/boards", key=self.key, json={"slug": slug, "name": name})
+        assert r.status_code == 201, r.text
+        return r.json()
+
+
+def unique_slug(prefix: str = "ws") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def wait_for(check, timeout: float = 20.0, interval: float = 0.1, what: str = "condition"):
+    """Poll ``check()`` until it returns something truthy; return that value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory):
+    log_dir = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tmp_path_factory.mktemp("logs"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    platform = LocalStack(
+        mongodb_uri=os.environ.get("MONGODB_URI") or None,
+        kafka_bootstrap=os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None,
+        log_dir=log_dir,
+        extra_env=STACK_ENV,
+    )
+    try:
+        platform.start()
+    except Exception:
+        for log in sorted(log_dir.glob("*.log")):
+            print(f"==== {log.name}\n{log.read_text()[-3000:]}")
+        platform.stop()
+        raise
+    yield platform
+    platform.stop()
+
+
+# Settings services read in tests (each service's tests may add to this before the session starts).
+STACK_ENV: dict[str, str] = {}
+
+
+@pytest.fixture(scope="session")
+def api(stack) -> Api:
+    return Api(stack.url)
+
+
+@pytest.fixture(scope="session")
+def admin_token(stack) -> str:
+    return stack.admin_token
+
+
+def create_workspace(api: Api, admin_token: str, slug: str | None = None, name: str = "Acme") -> Workspace:
+    slug = slug or unique_slug()
+    r = api.post("/workspaces", key=admin_token, json={"slug": slug, "name": name})
+    assert r.status_code == 201, r.text
+    return Workspace(slug=slug, key=r.json()["apiKey"], api=api)
+
+
+@pytest.fixture
+def workspace(api, admin_token) -> Workspace:
+    return create_workspace(api, admin_token)
+
+
+@pytest.fixture
+def other_workspace(api, admin_token) -> Workspace:
+    return create_workspace(api, admin_token, name="Other")

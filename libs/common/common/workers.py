@@ -1,0 +1,64 @@
+"""Run a service's background loops (outbox relay, consumer, its own workers) in threads."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from typing import Callable
+
+from common.config import Settings
+from common.consumer import ConsumerRunner
+from common.plugins import ServiceSpec
+from common.relay import OutboxRelay
+
+log = logging.getLogger(__name__)
+
+
+def consumer_group(service: str) -> str:
+    return f"feedback.{service}"
+
+
+def build_loops(settings: Settings, spec: ServiceSpec, context, names: list[str]) -> dict[str, Callable]:
+    unknown = set(names) - set(spec.worker_names())
+    if unknown:
+        raise SystemExit(f"service '{spec.name}' has no worker(s) {sorted(unknown)}; it has {spec.worker_names()}")
+    loops: dict[str, Callable[[threading.Event], None]] = {}
+    for name in names:
+        if name == "relay":
+            loops[name] = OutboxRelay(settings, context.store.db, spec.name).run
+        elif name == "consumer":
+            loops[name] = ConsumerRunner(settings, context.store.db, consumer_group(spec.name), spec.consumers(context)).run
+        else:
+            loops[name] = lambda stop, work=spec.workers[name]: work(context, stop)
+    return loops
+
+
+def supervise(name: str, loop: Callable[[threading.Event], None], stop: threading.Event) -> None:
+    """Keep ``loop`` running until ``stop``; a crash is logged and the loop restarted."""
+    while not stop.is_set():
+        try:
+            loop(stop)
+        except Exception:  # noqa: BLE001 - a worker must outlive a bug in one iteration
+            log.exception("worker %s crashed; restarting in 1s", name)
+            stop.wait(1)
+
+
+def run_workers(settings: Settings, spec: ServiceSpec, names: list[str] | None = None) -> None:
+    """Run the named workers (all of the service's by default) until SIGTERM or SIGINT."""
+    context = spec.create_context(settings)
+    loops = build_loops(settings, spec, context, names or spec.worker_names())
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    threads = [
+        threading.Thread(target=supervise, args=(f"{spec.name}.{n}", loop, stop), name=n, daemon=True)
+        for n, loop in loops.items()
+    ]
+    for t in threads:
+        t.start()
+    log.info("%s workers running: %s", spec.name, ", ".join(loops))
+    while not stop.is_set():
+        stop.wait(1)
+    for t in threads:
+        t.join(timeout=10)

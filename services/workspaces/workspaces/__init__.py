@@ -1,0 +1,1 @@
+"""The workspaces service: workspaces, boards, statuses, settings, branding, changelogs, API keys."""

@@ -1,0 +1,96 @@
+"""The workspaces service's collections, declared with mongoengine.
+
+Boards and statuses are embedded in their workspace: a workspace has few of each, they
+are always read together, and one document makes every change atomic and its snapshot
+event exact.
+"""
+
+from mongoengine import (
+    BooleanField,
+    DateTimeField,
+    Document,
+    EmbeddedDocument,
+    EmbeddedDocumentField,
+    EmbeddedDocumentListField,
+    IntField,
+    ListField,
+    StringField,
+)
+
+ALIAS = "workspaces"
+
+
+class Board(EmbeddedDocument):
+    id = StringField(required=True)
+    slug = StringField(required=True)
+    name = StringField(required=True)
+    createdAt = DateTimeField(required=True)
+
+
+class Status(EmbeddedDocument):
+    slug = StringField(required=True)
+    name = StringField(required=True)
+    color = StringField(required=True)
+    roadmap = BooleanField(default=True)
+
+
+class WorkspaceSettings(EmbeddedDocument):
+    primaryColor = StringField(default="#4f46e5")
+    theme = StringField(default="light")
+    hidePoweredBy = BooleanField(default=False)
+    anonSubmit = BooleanField(default=False)
+    anonVote = BooleanField(default=False)
+    anonComment = BooleanField(default=False)
+    brandVoice = StringField(default="")
+    ssoSecret = StringField(null=True)
+
+
+class Workspace(Document):
+    slug = StringField(primary_key=True)
+    name = StringField(required=True)
+    logo = StringField(null=True)
+    settings = EmbeddedDocumentField(WorkspaceSettings, default=WorkspaceSettings)
+    boards = EmbeddedDocumentListField(Board)
+    statuses = EmbeddedDocumentListField(Status)  # in roadmap/display order
+    customDomain = StringField(null=True)  # set from domain.verified events
+    version = IntField(default=1)  # bumped on every change; snapshot consumers keep the newest
+    createdAt = DateTimeField(required=True)
+    meta = {"db_alias": ALIAS, "collection": "workspaces"}
+
+
+class ApiKey(Document):
+    keyId = StringField(required=True)
+    workspace = StringField(required=True)
+    name = StringField(required=True)
+    role = StringField(required=True, default="manager")
+    hash = StringField(required=True)  # sha256 of the whole key; the key itself is never stored
+    prefix = StringField(required=True)  # the first characters, to recognise a key in a list
+    createdAt = DateTimeField(required=True)
+    revokedAt = DateTimeField(null=True)
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "api_keys",
+        "indexes": [{"fields": ["keyId"], "unique": True}, ("workspace", "createdAt")],
+    }
+
+
+class Changelog(Document):
+    workspace = StringField(required=True)
+    title = StringField(required=True)
+    slug = StringField(required=True)
+    content = StringField(required=True)
+    postIds = ListField(StringField())
+    publishedAt = DateTimeField(null=True)
+    createdAt = DateTimeField(required=True)
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "changelogs",
+        "indexes": [
+            {"fields": ["workspace", "slug"], "unique": True},
+            ("workspace", "-publishedAt", "-_id"),
+            ("workspace", "-createdAt", "-_id"),
+        ],
+    }
+
+
+MODELS = (Workspace, ApiKey, Changelog)

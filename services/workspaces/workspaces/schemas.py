@@ -1,0 +1,64 @@
+"""Request bodies the workspaces service accepts (JSON Schema, strict)."""
+
+from common.validation import BOOLEAN, obj, string
+
+SLUG = r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
+COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
+HTTPS_URL = r"^https?://[^\s]+$"
+THEMES = ["light", "dark", "system"]
+MAX_POST_IDS = 100
+
+CREATE_WORKSPACE = obj(
+    {"slug": string(48, 1, pattern=SLUG), "name": string(100, 1)},
+    required=("slug", "name"),
+)
+UPDATE_WORKSPACE = obj({"name": string(100, 1), "logo": {"type": ["string", "null"], "maxLength": 2000, "pattern": HTTPS_URL}})
+
+SETTINGS = obj(
+    {
+        "primaryColor": string(7, pattern=COLOR),
+        "theme": {"type": "string", "enum": THEMES},
+        "hidePoweredBy": BOOLEAN,
+        "anonSubmit": BOOLEAN,
+        "anonVote": BOOLEAN,
+        "anonComment": BOOLEAN,
+        "brandVoice": string(2000),
+        "ssoSecret": {"type": ["string", "null"], "minLength": 16, "maxLength": 256},
+    }
+)
+
+CREATE_BOARD = obj({"slug": string(48, 1, pattern=SLUG), "name": string(100, 1)}, required=("slug", "name"))
+
+CREATE_STATUS = obj(
+    {
+        "slug": string(48, 1, pattern=SLUG),
+        "name": string(50, 1),
+        "color": string(7, pattern=COLOR),
+        "order": {"type": "integer", "minimum": 0},
+        "roadmap": BOOLEAN,
+    },
+    required=("slug", "name", "color"),
+)
+UPDATE_STATUS = obj(
+    {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": {"type": "integer", "minimum": 0}, "roadmap": BOOLEAN}
+)
+
+CREATE_API_KEY = obj({"name": string(100, 1), "role": {"type": "string", "enum": ["manager"]}}, required=("name",))
+
+POST_IDS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": MAX_POST_IDS}
+CREATE_CHANGELOG = obj(
+    {
+        "title": string(200, 1),
+        "slug": string(100, 1, pattern=SLUG),
+        "content": string(50_000, 1),
+        "postIds": POST_IDS,
+        "publish": BOOLEAN,
+    },
+    required=("title", "slug", "content"),
+)
+UPDATE_CHANGELOG = obj({"title": string(200, 1), "content": string(50_000, 1), "publish": BOOLEAN, "postIds": POST_IDS})
+
+IDENTITY = obj(
+    {"workspace": string(100), "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
+    required=("workspace",),
+)

@@ -1,0 +1,91 @@
+"""Response shapes, exactly as the spec names the fields (sections 2.2, 2.4, 2.7-2.9)."""
+
+from common.ids import iso
+from workspaces.contract import DEFAULT_STATUS
+
+
+def status(doc: dict) -> dict:
+    return {"slug": doc["slug"], "name": doc["name"], "color": doc["color"]}
+
+
+def status_detail(doc: dict, order: int) -> dict:
+    return {**status(doc), "order": order, "roadmap": doc.get("roadmap", True)}
+
+
+def board(doc: dict) -> dict:
+    return {"id": doc["id"], "name": doc["name"], "slug": doc["slug"]}
+
+
+def workspace(doc: dict) -> dict:
+    return {"slug": doc["_id"], "name": doc["name"], "logo": doc.get("logo"), "createdAt": iso(doc["createdAt"])}
+
+
+def settings(doc: dict) -> dict:
+    s = doc.get("settings", {})
+    return {
+        "logo": doc.get("logo"),
+        "primaryColor": s.get("primaryColor", "#4f46e5"),
+        "theme": s.get("theme", "light"),
+        "hidePoweredBy": s.get("hidePoweredBy", False),
+        "anonSubmit": s.get("anonSubmit", False),
+        "anonVote": s.get("anonVote", False),
+        "anonComment": s.get("anonComment", False),
+        "brandVoice": s.get("brandVoice", ""),
+        "ssoSecret": s.get("ssoSecret"),
+    }
+
+
+def branding(doc: dict) -> dict:
+    s = settings(doc)
+    return {
+        "workspace": {"slug": doc["_id"], "name": doc["name"], "logo": doc.get("logo")},
+        "primaryColor": s["primaryColor"],
+        "theme": s["theme"],
+        "hidePoweredBy": s["hidePoweredBy"],
+        "customDomain": doc.get("customDomain"),
+    }
+
+
+def changelog(doc: dict) -> dict:
+    return {
+        "id": str(doc["_id"]),
+        "title": doc["title"],
+        "slug": doc["slug"],
+        "content": doc["content"],
+        "publishedAt": iso(doc.get("publishedAt")),
+        "postIds": list(doc.get("postIds", [])),
+        "createdAt": iso(doc["createdAt"]),
+    }
+
+
+def api_key(doc: dict) -> dict:
+    return {
+        "id": doc["keyId"],
+        "name": doc["name"],
+        "role": doc["role"],
+        "prefix": doc["prefix"],
+        "createdAt": iso(doc["createdAt"]),
+        "revokedAt": iso(doc.get("revokedAt")),
+    }
+
+
+def default_status(doc: dict) -> str | None:
+    """New posts get ``open`` while it exists, else the first status in order."""
+    slugs = [st["slug"] for st in doc.get("statuses", [])]
+    return DEFAULT_STATUS if DEFAULT_STATUS in slugs else (slugs[0] if slugs else None)
+
+
+def snapshot(doc: dict) -> dict:
+    """What other services keep of a workspace (no secrets): the workspace.* event data."""
+    s = doc.get("settings", {})
+    return {
+        "slug": doc["_id"],
+        "name": doc["name"],
+        "version": doc.get("version", 1),
+        "boards": [board(b) for b in doc.get("boards", [])],
+        "statuses": [status_detail(st, i) for i, st in enumerate(doc.get("statuses", []))],
+        "defaultStatus": default_status(doc),
+        "anonSubmit": s.get("anonSubmit", False),
+        "anonVote": s.get("anonVote", False),
+        "anonComment": s.get("anonComment", False),
+    }
