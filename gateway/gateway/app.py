@@ -21,6 +21,7 @@ from gateway.openapi import OpenAPIDocument, build_document
 
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow")
+DRAIN_LIMIT = 8 * 1024 * 1024
 
 
 def methods_of(resource: type) -> list[str]:
@@ -50,12 +51,24 @@ class Proxy:
                 resp.set_header(name, answer.headers[name])
 
     def _read_body(self, req: falcon.Request) -> bytes | None:
-        if req.content_length is not None and req.content_length > self.max_body:
-            raise PayloadTooLarge(f"request body exceeds {self.max_body} bytes")
-        body = req.bounded_stream.read(self.max_body + 1)
-        if len(body) > self.max_body:
+        # A chunked body has no Content-Length: gunicorn's input stream ends at its last chunk.
+        stream = req.bounded_stream if req.content_length is not None else req.stream
+        declared_too_large = req.content_length is not None and req.content_length > self.max_body
+        body = b"" if declared_too_large else stream.read(self.max_body + 1)
+        if declared_too_large or len(body) > self.max_body:
+            _drain(stream)
             raise PayloadTooLarge(f"request body exceeds {self.max_body} bytes")
         return body or None
+
+
+def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
+    """Read and drop what the client is still sending, so it gets our 413 instead of a reset
+    connection; past ``limit`` the connection is closed anyway."""
+    while limit > 0:
+        chunk = stream.read(min(65536, limit))
+        if not chunk:
+            return
+        limit -= len(chunk)
 
 
 def proxy_for(resource: type, proxy: Proxy) -> object:

@@ -17,7 +17,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.config import Settings
 from common.ids import now
-from common.kafka import KafkaError, dlq, make_consumer, make_producer
+from common.kafka import KafkaError, dlq, make_consumer, make_producer, publish
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class ConsumerRunner:
         log.error("consumer %s: parking a message of %s in %s: %s", self.group, topic, dlq(topic), reason)
         producer = make_producer(self.settings)
         try:
-            producer.send(dlq(topic), value={"group": self.group, "reason": reason, "raw": raw.decode(errors="replace")})
+            publish(producer, dlq(topic), {"group": self.group, "reason": reason, "raw": raw.decode(errors="replace")})
             producer.flush(timeout=10)
         finally:
             producer.close(timeout=1)

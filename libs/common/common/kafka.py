@@ -21,7 +21,7 @@ from common.config import Settings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["KafkaError", "make_producer", "make_consumer", "create_topics", "dlq"]
+__all__ = ["KafkaError", "make_producer", "publish", "make_consumer", "create_topics", "dlq"]
 
 
 def dlq(topic: str) -> str:
@@ -37,9 +37,12 @@ def make_producer(settings: Settings) -> KafkaProducer:
         retries=5,
         max_block_ms=5000,
         request_timeout_ms=10000,
-        key_serializer=lambda k: k.encode() if k else None,
-        value_serializer=lambda v: json.dumps(v, separators=(",", ":")).encode(),
     )
+
+
+def publish(producer: KafkaProducer, topic: str, value: dict, key: str | None = None):
+    """Send ``value`` as compact JSON; return the send's future."""
+    return producer.send(topic, key=key.encode() if key else None, value=json.dumps(value, separators=(",", ":")).encode())
 
 
 def make_consumer(settings: Settings, group: str, topics: list[str]) -> KafkaConsumer:

@@ -18,7 +18,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.config import Settings
 from common.events import OUTBOX
-from common.kafka import KafkaError, make_producer
+from common.kafka import KafkaError, make_producer, publish
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class OutboxRelay:
             return 0
         if self._producer is None:
             self._producer = make_producer(self.settings)
-        futures = [self._producer.send(d["topic"], key=d["key"], value=d["event"]) for d in docs]
+        futures = [publish(self._producer, d["topic"], d["event"], key=d["key"]) for d in docs]
         self._producer.flush(timeout=15)
         for future in futures:
             future.get(timeout=0)  # raises the send's KafkaError, if any

@@ -1,0 +1,283 @@
+"""The workspaces service through the gateway: shapes, errors and rules of endpoints 10-12, 16-17."""
+
+import pytest
+
+from common.testing import create_workspace, unique_slug
+
+SETTINGS_FIELDS = {
+    "logo": (str, type(None)),
+    "primaryColor": str,
+    "theme": str,
+    "hidePoweredBy": bool,
+    "anonSubmit": bool,
+    "anonVote": bool,
+    "anonComment": bool,
+    "brandVoice": str,
+    "ssoSecret": (str, type(None)),
+}
+
+
+def assert_error(r, status):
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+
+
+# -- creating workspaces ---------------------------------------------------------------
+
+
+def test_create_workspace_returns_key_once_and_defaults(api, admin_token):
+    slug = unique_slug()
+    r = api.post("/workspaces", key=admin_token, json={"slug": slug, "name": "Acme"})
+    assert r.status_code == 201
+    body = r.json()
+    assert body["workspace"]["slug"] == slug and body["workspace"]["name"] == "Acme"
+    assert body["apiKey"].startswith("fbk_")
+    statuses = api.get(f"/workspaces/{slug}/statuses").json()["items"]
+    assert [s["slug"] for s in statuses] == ["open", "under-review", "planned", "in-progress", "complete", "closed"]
+    assert all(s["color"].startswith("#") for s in statuses)
+    keys = api.get(f"/workspaces/{slug}/api-keys", key=body["apiKey"]).json()["items"]
+    assert len(keys) == 1 and "key" not in keys[0] and "hash" not in keys[0]
+    assert body["apiKey"] not in str(keys)
+
+
+def test_create_workspace_errors(api, admin_token, workspace):
+    assert_error(api.post("/workspaces", key=admin_token, json={"slug": workspace.slug, "name": "x"}), 409)
+    assert_error(api.post("/workspaces", key=admin_token, json={"slug": "Bad Slug!", "name": "x"}), 400)
+    assert_error(api.post("/workspaces", key=admin_token, json={"name": "x"}), 400)
+    assert_error(api.post("/workspaces", json={"slug": unique_slug(), "name": "x"}), 401)
+    assert_error(api.post("/workspaces", key=workspace.key, json={"slug": unique_slug(), "name": "x"}), 403)
+    assert_error(api.post("/workspaces", key="wrong-token", json={"slug": unique_slug(), "name": "x"}), 403)
+
+
+# -- settings (12) ---------------------------------------------------------------------
+
+
+def test_settings_patch_returns_every_field(api, workspace):
+    r = api.patch(
+        f"{workspace.path}/settings",
+        key=workspace.key,
+        json={
+            "primaryColor": "#ff0066",
+            "theme": "dark",
+            "hidePoweredBy": True,
+            "anonSubmit": True,
+            "anonVote": True,
+            "anonComment": False,
+            "brandVoice": "Friendly and brief.",
+            "ssoSecret": "a-very-long-shared-secret",
+        },
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert set(body) == set(SETTINGS_FIELDS)
+    for name, kind in SETTINGS_FIELDS.items():
+        assert isinstance(body[name], kind), name
+    assert body["primaryColor"] == "#ff0066" and body["theme"] == "dark" and body["hidePoweredBy"] is True
+    assert body["ssoSecret"] == "a-very-long-shared-secret"
+    again = api.get(f"{workspace.path}/settings", key=workspace.key).json()
+    assert again == body
+
+
+def test_settings_partial_patch_keeps_other_fields(api, workspace):
+    workspace.settings(primaryColor="#123456")
+    body = workspace.settings(theme="system")
+    assert body["primaryColor"] == "#123456" and body["theme"] == "system"
+
+
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"primaryColor": "red"}, "primaryColor"),
+        ({"theme": "neon"}, "theme"),
+        ({"hidePoweredBy": "yes"}, "hidePoweredBy"),
+        ({"anonVote": 1}, "anonVote"),
+        ({"brandVoice": "x" * 2001}, "brandVoice"),
+        ({"ssoSecret": "short"}, "ssoSecret"),
+        ({"logo": "https://example.com/logo.png"}, "logo"),
+        ({"colour": "#fff"}, "colour"),
+    ],
+)
+def test_settings_validation_names_the_field(api, workspace, payload, field):
+    r = api.patch(f"{workspace.path}/settings", key=workspace.key, json=payload)
+    assert_error(r, 400)
+    assert field in r.json()["error"]
+
+
+def test_settings_bad_bodies(api, workspace):
+    h = {"Content-Type": "application/json"}
+    assert_error(api.patch(f"{workspace.path}/settings", key=workspace.key, data="{not json", headers=h), 400)
+    assert_error(api.patch(f"{workspace.path}/settings", key=workspace.key, json=[1, 2]), 400)
+    assert_error(api.patch(f"{workspace.path}/settings", key=workspace.key, data="[" * 5000 + "]" * 5000, headers=h), 400)
+
+
+def test_settings_unknown_workspace_and_roles(api, workspace, other_workspace):
+    assert_error(api.patch("/workspaces/no-such-ws/settings", key=workspace.key, json={"theme": "dark"}), 403)
+    assert_error(api.patch(f"{workspace.path}/settings", json={"theme": "dark"}), 401)
+    assert_error(api.patch(f"{workspace.path}/settings", key=other_workspace.key, json={"theme": "dark"}), 403)
+    user = workspace.user_token("u1")
+    assert_error(api.patch(f"{workspace.path}/settings", user=user, json={"theme": "dark"}), 403)
+    assert_error(api.get(f"{workspace.path}/settings", user=user), 403)
+
+
+def test_unknown_workspace_is_404(api, admin_token):
+    assert_error(api.patch("/workspaces/no-such-ws/settings", key=admin_token, json={"theme": "dark"}), 404)
+    assert_error(api.get("/workspaces/no-such-ws/branding"), 404)
+    assert_error(api.get("/workspaces/no-such-ws/agent-context", key=admin_token), 404)
+
+
+# -- branding (10) ---------------------------------------------------------------------
+
+
+def test_branding_is_public_and_hides_secrets(api, workspace):
+    workspace.settings(primaryColor="#abcdef", theme="dark", hidePoweredBy=True, ssoSecret="another-long-secret-value")
+    r = api.get(f"{workspace.path}/branding")
+    assert r.status_code == 200
+    body = r.json()
+    assert body == {
+        "workspace": {"slug": workspace.slug, "name": "Acme", "logo": None},
+        "primaryColor": "#abcdef",
+        "theme": "dark",
+        "hidePoweredBy": True,
+        "customDomain": None,
+    }
+    assert "another-long-secret-value" not in r.text
+
+
+def test_logo_is_set_on_the_workspace_not_in_settings(api, workspace):
+    r = api.patch(workspace.path, key=workspace.key, json={"logo": "https://cdn.example.com/acme.png", "name": "Acme Inc"})
+    assert r.status_code == 200, r.text
+    branding = api.get(f"{workspace.path}/branding").json()
+    assert branding["workspace"] == {"slug": workspace.slug, "name": "Acme Inc", "logo": "https://cdn.example.com/acme.png"}
+    assert api.get(f"{workspace.path}/settings", key=workspace.key).json()["logo"] == "https://cdn.example.com/acme.png"
+    assert_error(api.patch(workspace.path, key=workspace.key, json={"logo": "javascript:alert(1)"}), 400)
+
+
+# -- boards and statuses ---------------------------------------------------------------
+
+
+def test_boards(api, workspace):
+    board = workspace.board("features", "Feature requests")
+    assert set(board) == {"id", "slug", "name"} and len(board["id"]) == 24
+    assert api.get(f"{workspace.path}/boards").json()["items"] == [board]
+    assert_error(api.post(f"{workspace.path}/boards", key=workspace.key, json={"slug": "features", "name": "again"}), 409)
+    assert_error(api.post(f"{workspace.path}/boards", key=workspace.key, json={"slug": "UPPER", "name": "x"}), 400)
+    assert_error(api.post(f"{workspace.path}/boards", json={"slug": "bugs", "name": "Bugs"}), 401)
+
+
+def test_statuses_add_reorder_and_patch(api, workspace):
+    r = api.post(f"{workspace.path}/statuses", key=workspace.key, json={"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1})
+    assert r.status_code == 201, r.text
+    assert r.json() == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True}
+    r = api.patch(f"{workspace.path}/statuses/shipped", key=workspace.key, json={"order": 6, "roadmap": False, "name": "Released"})
+    assert r.status_code == 200, r.text
+    slugs = [s["slug"] for s in api.get(f"{workspace.path}/statuses").json()["items"]]
+    assert slugs == ["open", "under-review", "planned", "in-progress", "complete", "closed", "shipped"]
+    assert_error(api.post(f"{workspace.path}/statuses", key=workspace.key, json={"slug": "open", "name": "x", "color": "#000"}), 409)
+    assert_error(api.patch(f"{workspace.path}/statuses/nope", key=workspace.key, json={"name": "x"}), 404)
+    assert_error(api.patch(f"{workspace.path}/statuses/open", key=workspace.key, json={"color": "blue"}), 400)
+
+
+# -- API keys ------------------------------------------------------------------------
+
+
+def test_api_keys_create_use_revoke(api, workspace):
+    r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "CI"})
+    assert r.status_code == 201
+    new_key = r.json()["key"]
+    assert api.get(f"{workspace.path}/settings", key=new_key).status_code == 200
+    r = api.delete(f"{workspace.path}/api-keys/{r.json()['id']}", key=workspace.key)
+    assert r.status_code == 200 and r.json()["revokedAt"] is not None
+    assert_error(api.delete(f"{workspace.path}/api-keys/nope", key=workspace.key), 404)
+
+
+def test_revoked_key_is_refused_once_the_cache_expires(api, admin_token, stack):
+    ws = create_workspace(api, admin_token)
+    r = api.post(f"{ws.path}/api-keys", key=ws.key, json={"name": "temp"})
+    key_id, key = r.json()["id"], r.json()["key"]
+    api.delete(f"{ws.path}/api-keys/{key_id}", key=ws.key)
+    from common.testing import wait_for
+
+    wait_for(lambda: api.get(f"{ws.path}/settings", key=key).status_code == 401, timeout=30, what="revocation")
+
+
+def test_bad_credentials(api, workspace):
+    assert_error(api.get(f"{workspace.path}/settings", key="fbk_0000000000000000_nope"), 401)
+    assert_error(api.get(f"{workspace.path}/settings", headers={"Authorization": "Basic abc"}), 401)
+    assert_error(api.get(f"{workspace.path}/settings", user="not-a-jwt"), 401)
+
+
+# -- changelogs (16, 17) -----------------------------------------------------------------
+
+CHANGELOG_FIELDS = {"id", "title", "slug", "content", "publishedAt", "postIds", "createdAt"}
+
+
+def test_changelog_draft_then_publish(api, workspace):
+    r = api.post(f"{workspace.path}/changelogs", key=workspace.key, json={"title": "Dark mode", "slug": "dark-mode", "content": "# Dark\n*now*"})
+    assert r.status_code == 201, r.text
+    entry = r.json()
+    assert set(entry) == CHANGELOG_FIELDS
+    assert entry["publishedAt"] is None and entry["postIds"] == [] and entry["content"] == "# Dark\n*now*"
+    # drafts are invisible to everyone but managers
+    assert api.get(f"{workspace.path}/changelogs/{entry['id']}").status_code == 404
+    assert api.get(f"{workspace.path}/changelogs").json()["items"] == []
+    assert api.get(f"{workspace.path}/changelogs", key=workspace.key).json()["items"][0]["id"] == entry["id"]
+
+    r = api.patch(f"{workspace.path}/changelogs/{entry['id']}", key=workspace.key, json={"publish": True, "title": "Dark mode is here"})
+    assert r.status_code == 200, r.text
+    published = r.json()
+    assert published["publishedAt"] is not None and published["title"] == "Dark mode is here"
+    again = api.patch(f"{workspace.path}/changelogs/{entry['id']}", key=workspace.key, json={"publish": True}).json()
+    assert again["publishedAt"] == published["publishedAt"], "publishedAt is set once"
+    assert api.get(f"{workspace.path}/changelogs/{entry['id']}").json() == again
+    assert_error(api.patch(f"{workspace.path}/changelogs/{entry['id']}", key=workspace.key, json={"publish": False}), 409)
+
+
+def test_changelog_published_at_creation(api, workspace):
+    r = api.post(f"{workspace.path}/changelogs", key=workspace.key, json={"title": "T", "slug": "t", "content": "c", "publish": True})
+    assert r.status_code == 201 and r.json()["publishedAt"] is not None
+
+
+def test_changelog_errors(api, workspace, other_workspace):
+    base = f"{workspace.path}/changelogs"
+    ok = {"title": "T", "slug": "dup", "content": "c"}
+    assert api.post(base, key=workspace.key, json=ok).status_code == 201
+    assert_error(api.post(base, key=workspace.key, json=ok), 409)
+    assert_error(api.post(base, key=workspace.key, json={"title": "T", "content": "c"}), 400)
+    assert_error(api.post(base, key=workspace.key, json={**ok, "slug": "x", "postIds": "abc"}), 400)
+    assert_error(api.post(base, key=workspace.key, json={**ok, "slug": "y", "publish": "yes"}), 400)
+    assert_error(api.post(base, json={**ok, "slug": "z"}), 401)
+    assert_error(api.post(base, key=other_workspace.key, json={**ok, "slug": "z"}), 403)
+    assert_error(api.patch(f"{base}/000000000000000000000000", key=workspace.key, json={"title": "x"}), 404)
+    assert_error(api.patch(f"{base}/not-an-id", key=workspace.key, json={"title": "x"}), 404)
+    entry = api.get(base, key=workspace.key).json()["items"][0]
+    assert_error(api.patch(f"{base}/{entry['id']}", key=workspace.key, json={"title": ""}), 400)
+    assert_error(api.patch(f"{base}/{entry['id']}", json={"title": "x"}), 401)
+    assert_error(api.get(f"{base}?limit=0"), 400)
+
+
+# -- agent context (11) -----------------------------------------------------------------
+
+
+def test_agent_context(api, workspace):
+    workspace.settings(brandVoice="Warm, plain words.", ssoSecret="a-secret-that-is-long-enough")
+    board = workspace.board("ideas", "Ideas")
+    for i in range(7):
+        api.post(f"{workspace.path}/changelogs", key=workspace.key, json={"title": f"v{i}", "slug": f"v{i}", "content": f"notes {i}", "publish": True})
+    api.post(f"{workspace.path}/changelogs", key=workspace.key, json={"title": "draft", "slug": "draft", "content": "secret draft"})
+    r = api.get(f"{workspace.path}/agent-context", key=workspace.key)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert set(body) == {"workspace", "brandVoice", "boards", "statuses", "recentChangelogs"}
+    assert body["workspace"] == {"slug": workspace.slug, "name": "Acme"}
+    assert body["brandVoice"] == "Warm, plain words."
+    assert body["boards"] == [board]
+    assert body["statuses"][0] == {"slug": "open", "name": "Open", "color": "#64748b"}
+    assert [c["title"] for c in body["recentChangelogs"]] == ["v6", "v5", "v4", "v3", "v2"]
+    assert body["recentChangelogs"][0] == {"title": "v6", "content": "notes 6"}
+    assert "secret draft" not in r.text and "a-secret-that-is-long-enough" not in r.text
+
+
+def test_agent_context_errors(api, workspace, other_workspace):
+    assert_error(api.get(f"{workspace.path}/agent-context"), 401)
+    assert_error(api.get(f"{workspace.path}/agent-context", key=other_workspace.key), 403)

@@ -1,0 +1,99 @@
+"""Events: the outbox keeps writes independent of Kafka; consumers are idempotent."""
+
+import json
+import uuid
+
+import pytest
+from pymongo import MongoClient
+
+from common.config import Settings
+from common.consumer import ConsumerRunner
+from common.devstack import LocalStack
+from common.kafka import make_consumer
+from common.testing import Api, create_workspace, wait_for
+
+
+def read_events(settings: Settings, topic: str, want, timeout: float = 30.0) -> list[dict]:
+    """Consume ``topic`` from the beginning (a fresh group) until ``want(events)`` holds."""
+    consumer = make_consumer(settings, f"test-{uuid.uuid4().hex}", [topic])
+    events: list[dict] = []
+    try:
+        def enough():
+            for records in consumer.poll(timeout_ms=500).values():
+                events.extend(json.loads(r.value) for r in records)
+            return want(events)
+
+        wait_for(enough, timeout=timeout, what=f"events on {topic}")
+    finally:
+        consumer.close()
+    return events
+
+
+def test_workspace_changes_are_published(stack, api, workspace):
+    workspace.settings(anonVote=True)
+    settings = Settings(kafka_bootstrap_servers=stack.kafka_bootstrap)
+
+    def updated(events):
+        return [e for e in events if e["workspace"] == workspace.slug and e["type"] == "workspace.updated"]
+
+    event = updated(read_events(settings, "feedback.workspaces", updated))[-1]
+    assert set(event) == {"id", "type", "timestamp", "workspace", "data"}
+    assert event["data"]["anonVote"] is True
+    assert "ssoSecret" not in json.dumps(event)
+
+
+@pytest.mark.reliability
+def test_writes_succeed_while_kafka_is_down_and_events_follow(tmp_path):
+    """Its own platform, because it stops the broker."""
+    with LocalStack(log_dir=tmp_path) as platform:
+        api = Api(platform.url)
+        ws = create_workspace(api, platform.admin_token)
+        platform.stop_kafka()
+        colours = ["#000001", "#000002", "#000003", "#000004", "#000005"]
+        for colour in colours:
+            r = api.patch(f"{ws.path}/settings", key=ws.key, json={"primaryColor": colour, "anonSubmit": colour == colours[-1]})
+            assert r.status_code == 200, r.text
+        outbox = MongoClient(platform.mongodb_uri)["feedback_workspaces"]["outbox"]
+        assert outbox.count_documents({"key": ws.slug}) >= len(colours), "events wait in the outbox"
+
+        platform.start_kafka()  # same port, empty broker
+        settings = Settings(kafka_bootstrap_servers=platform.kafka_bootstrap)
+
+        def all_updates(events):
+            return len([e for e in events if e["workspace"] == ws.slug and e["type"] == "workspace.updated"]) >= len(colours)
+
+        events = [e for e in read_events(settings, "feedback.workspaces", all_updates, timeout=60) if e["workspace"] == ws.slug]
+        versions = [e["data"]["version"] for e in events if e["type"] == "workspace.updated"]
+        assert versions == sorted(versions) and len(set(versions)) == len(colours), "in order, none lost"
+        assert events[-1]["data"]["anonSubmit"] is True
+        wait_for(lambda: outbox.count_documents({"key": ws.slug}) == 0, what="the outbox to drain")
+
+
+def test_consumer_handles_each_event_once(stack):
+    settings = Settings(mongodb_uri=stack.mongodb_uri, kafka_bootstrap_servers=stack.kafka_bootstrap)
+    db = MongoClient(stack.mongodb_uri)["feedback_test_consumer"]
+    seen = []
+    runner = ConsumerRunner(settings, db, f"group-{uuid.uuid4().hex}", {"t": lambda e: seen.append(e["id"])})
+    event = json.dumps({"id": uuid.uuid4().hex, "type": "x", "timestamp": "", "workspace": "w", "data": {}}).encode()
+    runner.handle("t", event)
+    runner.handle("t", event)  # redelivered after a crash before the commit
+    assert len(seen) == 1
+
+
+def test_a_failing_handler_parks_the_message_and_moves_on(stack):
+    settings = Settings(mongodb_uri=stack.mongodb_uri, kafka_bootstrap_servers=stack.kafka_bootstrap)
+    db = MongoClient(stack.mongodb_uri)["feedback_test_consumer"]
+    calls = []
+
+    def broken(event):
+        calls.append(event["id"])
+        raise ValueError("bug")
+
+    topic = f"test-dlq-{uuid.uuid4().hex[:8]}"
+    runner = ConsumerRunner(settings, db, f"group-{uuid.uuid4().hex}", {topic: broken})
+    runner.handle(topic, json.dumps({"id": "e1", "type": "x", "workspace": "w", "data": {}}).encode())
+    runner.handle(topic, b"not json")
+    assert len(calls) == 3, "retried, then parked"
+    parked = read_events(settings, f"{topic}.dlq", lambda events: len(events) >= 2)
+    assert {p["reason"] for p in parked} >= {"undecodable message"}
+

@@ -1,0 +1,119 @@
+"""The gateway: routing from plugins, errors as {error}, limits, auth hand-off, docs."""
+
+import falcon
+import falcon.testing
+import requests
+
+from common.config import Settings
+from common.plugins import ServiceSpec, hookimpl, load_services, make_plugin_manager
+from common.testing import wait_for
+from gateway.app import create_app, methods_of
+
+
+def assert_error(r, status):
+    assert r.status_code == status, r.text
+    assert set(r.json()) == {"error"} and r.json()["error"]
+
+
+def test_openapi_documents_exactly_the_routes(api):
+    doc = api.get("/openapi.json").json()
+    assert doc["openapi"].startswith("3.1")
+    documented = {(path, method) for path, ops in doc["paths"].items() for method in ops if method != "parameters"}
+    served = {("/v1/openapi.json", "get")}
+    for spec in load_services().values():
+        for template, resource in spec.routes:
+            served |= {("/v1" + template, m.lower()) for m in methods_of(resource)}
+    assert served - documented == set(), "routes without documentation"
+    assert documented - served == set(), "documented routes that do not exist"
+
+
+def test_openapi_is_a_valid_document(api):
+    from openapi_spec_validator import validate
+
+    validate(api.get("/openapi.json").json())
+
+
+def test_unknown_path_and_wrong_method(api, workspace):
+    assert_error(api.get("/nothing/here"), 404)
+    assert_error(api.get(f"{workspace.path}/nothing"), 404)
+    r = api.delete(f"{workspace.path}/branding")
+    assert_error(r, 405)
+    assert "GET" in r.headers.get("Allow", "")
+
+
+def test_body_size_limit(api, workspace):
+    big = {"brandVoice": "x" * (300 * 1024)}
+    assert_error(api.patch(f"{workspace.path}/settings", key=workspace.key, json=big), 413)
+
+    def chunks():  # no Content-Length: the gateway must still stop reading at the limit
+        for _ in range(300):
+            yield b"x" * 1024
+
+    r = api.patch(f"{workspace.path}/settings", key=workspace.key, data=chunks(), headers={"Content-Type": "application/json"})
+    assert_error(r, 413)
+
+
+def test_chunked_body_within_limit_is_forwarded_whole(api, workspace):
+    def chunks():
+        yield b'{"brandVoice": "'
+        yield b"y" * 1500
+        yield b'"}'
+
+    r = api.patch(f"{workspace.path}/settings", key=workspace.key, data=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["brandVoice"] == "y" * 1500
+
+
+def test_request_id_is_echoed(api, workspace):
+    r = api.get(f"{workspace.path}/branding", headers={"X-Request-Id": "req-123"})
+    assert r.headers["X-Request-Id"] == "req-123"
+    assert api.get(f"{workspace.path}/branding").headers["X-Request-Id"]
+
+
+def test_services_refuse_calls_that_bypass_the_gateway(stack, workspace):
+    url = stack.service_url("workspaces") + f"/v1/workspaces/{workspace.slug}/settings"
+    r = requests.patch(url, json={"theme": "dark"}, headers={"X-Feedback-Caller": '{"kind":"admin"}'}, timeout=5)
+    assert_error(r, 401)
+    r = requests.patch(url, json={"theme": "dark"}, headers={"X-Feedback-Caller": '{"kind":"admin"}', "X-Feedback-Signature": "0" * 64}, timeout=5)
+    assert_error(r, 401)
+
+
+def test_health_ready_metrics(stack):
+    for port in [stack.gateway_port, *stack.service_ports.values()]:
+        base = f"http://127.0.0.1:{port}"
+        assert requests.get(base + "/healthz", timeout=5).json() == {"status": "ok"}
+        assert requests.get(base + "/metrics", timeout=5).status_code == 200
+    ready = requests.get(stack.service_url("workspaces") + "/readyz", timeout=5)
+    assert ready.status_code == 200 and ready.json()["checks"] == {"mongodb": "ok", "kafka": "ok"}
+    metrics = requests.get(f"http://127.0.0.1:{stack.gateway_port}/metrics", timeout=5).text
+    assert "feedback_http_requests_total" in metrics
+
+
+def test_service_down_answers_503_then_recovers(api, stack, workspace):
+    stack.processes["workspaces-api"].stop()
+    try:
+        assert_error(api.get(f"{workspace.path}/branding"), 503)
+    finally:
+        stack.processes["workspaces-api"].start()
+    wait_for(lambda: api.get(f"{workspace.path}/branding").status_code == 200, timeout=30, what="workspaces to return")
+
+
+class Hello:
+    def on_get(self, req, resp, slug):
+        resp.media = {"hello": slug}
+
+
+class HelloPlugin:
+    @hookimpl
+    def register_service(self):
+        return ServiceSpec(name="hello", routes=[("/workspaces/{slug}/hello", Hello)], create_context=lambda s: None)
+
+
+def test_a_new_plugin_adds_routes_without_gateway_changes():
+    services = load_services(make_plugin_manager(load_entry_points=False, plugins=[HelloPlugin()]))
+    client = falcon.testing.TestClient(create_app(Settings(), services))
+    # No SERVICE_URL_HELLO is configured: the route exists (not 404) and answers 503.
+    r = client.simulate_get("/v1/workspaces/acme/hello")
+    assert r.status_code == 503 and "hello" in r.json["error"]
+    assert client.simulate_post("/v1/workspaces/acme/hello").status_code == 405
+    assert client.simulate_get("/v1/workspaces/acme/goodbye").status_code == 404
