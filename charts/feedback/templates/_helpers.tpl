@@ -1,0 +1,245 @@
+{{/* Names, labels and the component list. Templates only include these. */}}
+
+{{- define "feedback.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* <release>-feedback, or the release name when it already contains the chart name. */}}
+{{- define "feedback.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "feedback.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* A resource name for one component: <fullname>-<component>. Args: (list $ "component"). */}}
+{{- define "feedback.componentName" -}}
+{{- $root := index . 0 }}
+{{- printf "%s-%s" (include "feedback.fullname" $root) (index . 1) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "feedback.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "feedback.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "feedback.labels" -}}
+helm.sh/chart: {{ include "feedback.chart" . }}
+{{ include "feedback.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "feedback.name" . }}
+{{- end }}
+
+{{/* Labels of one component's resources. Args: (list $ "component"). */}}
+{{- define "feedback.componentLabels" -}}
+{{ include "feedback.labels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{/* Selector of one component's pods. Args: (list $ "component"). */}}
+{{- define "feedback.componentSelectorLabels" -}}
+{{ include "feedback.selectorLabels" (index . 0) }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
+{{- define "feedback.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "feedback.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "feedback.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* The port every service API listens on; SERVICE_URL_<NAME> points at it. */}}
+{{- define "feedback.apiPort" -}}8000{{- end }}
+{{- define "feedback.gatewayPort" -}}8080{{- end }}
+
+{{/*
+Every Deployment the release runs, as YAML {items: [...]}: the gateway, then for each
+enabled service its API and each enabled worker. Each item carries its name, role
+(gateway/api/worker), the container command and args, its port (0 for workers) and its
+values merged over `defaults`. Templates range over this list, so adding a service or a
+worker is a values change.
+*/}}
+{{- define "feedback.components" -}}
+{{- $items := list }}
+{{- $items = append $items (dict "name" "gateway" "role" "gateway" "service" "" "worker" ""
+    "command" (list "feedback-gateway") "args" (list "--bind" (printf "0.0.0.0:%s" (include "feedback.gatewayPort" .)))
+    "port" (include "feedback.gatewayPort" . | int) "values" (omit .Values.gateway "service" "pdb")
+    "pdb" .Values.gateway.pdb "env" (dict)) }}
+{{- range $service, $spec := .Values.services }}
+{{- if ne (toString (default (dict) $spec).enabled) "false" }}
+{{- $api := mergeOverwrite (deepCopy $.Values.defaults.api) (deepCopy (default (dict) $spec.api)) }}
+{{- if ne (toString $api.enabled) "false" }}
+{{- $items = append $items (dict "name" $service "role" "api" "service" $service "worker" ""
+    "command" (list "feedback") "args" (list "serve" $service "--bind" (printf "0.0.0.0:%s" (include "feedback.apiPort" $)))
+    "port" (include "feedback.apiPort" $ | int) "values" (omit $api "pdb") "pdb" (default (dict) $api.pdb)
+    "env" (default (dict) $spec.env)) }}
+{{- end }}
+{{- range $worker, $w := (default (dict) $spec.workers) }}
+{{- $wv := mergeOverwrite (deepCopy $.Values.defaults.worker) (deepCopy (default (dict) $w)) }}
+{{- if ne (toString $wv.enabled) "false" }}
+{{- $items = append $items (dict "name" (printf "%s-%s" $service $worker) "role" "worker" "service" $service "worker" $worker
+    "command" (list "feedback") "args" (list "worker" $service $worker)
+    "port" 0 "values" (omit $wv "pdb") "pdb" (default (dict) $wv.pdb) "env" (default (dict) $spec.env)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- toYaml (dict "items" $items) }}
+{{- end }}
+
+{{/* Enabled services with an API: {name: url} for SERVICE_URL_<NAME>. */}}
+{{- define "feedback.serviceUrls" -}}
+{{- $urls := dict }}
+{{- range $service, $spec := .Values.services }}
+{{- if and (ne (toString (default (dict) $spec).enabled) "false") (ne (toString (default (dict) $spec.api).enabled) "false") }}
+{{- $_ := set $urls $service (printf "http://%s:%s" (include "feedback.componentName" (list $ $service)) (include "feedback.apiPort" $)) }}
+{{- end }}
+{{- end }}
+{{- toYaml $urls }}
+{{- end }}
+
+{{- define "feedback.publicBaseUrl" -}}
+{{- if .Values.config.publicBaseUrl }}
+{{- .Values.config.publicBaseUrl | trimSuffix "/" }}
+{{- else if and .Values.ingress.enabled .Values.ingress.hosts }}
+{{- printf "https://%s" (first .Values.ingress.hosts) }}
+{{- else }}
+{{- printf "http://%s" (include "feedback.componentName" (list . "gateway")) }}
+{{- end }}
+{{- end }}
+
+{{/* Non-secret settings of every process (ConfigMap data). */}}
+{{- define "feedback.configData" -}}
+MONGODB_DB_PREFIX: {{ .Values.config.mongodbDbPrefix | quote }}
+KAFKA_PARTITIONS: {{ .Values.config.kafkaPartitions | quote }}
+PUBLIC_BASE_URL: {{ include "feedback.publicBaseUrl" . | quote }}
+MAX_BODY_BYTES: {{ .Values.config.maxBodyBytes | int64 | quote }}
+PROXY_CONNECT_TIMEOUT: {{ .Values.config.proxyConnectTimeout | quote }}
+PROXY_READ_TIMEOUT: {{ .Values.config.proxyReadTimeout | quote }}
+AUTH_CACHE_SECONDS: {{ .Values.config.authCacheSeconds | quote }}
+LOG_LEVEL: {{ .Values.config.logLevel | quote }}
+{{- range $name, $url := include "feedback.serviceUrls" . | fromYaml }}
+SERVICE_URL_{{ upper $name }}: {{ $url | quote }}
+{{- end }}
+{{- range $name, $value := .Values.config.extraEnv }}
+{{ $name }}: {{ $value | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+The chart's secrets, computed once per render. Empty adminToken/internalSecret are taken
+from the Secret of a previous release (lookup; empty offline) or generated. The result is
+memoised in .Values so every template (and the hook copy) gets the same values.
+*/}}
+{{- define "feedback.secretValues" -}}
+{{- if not .Values.secrets._resolved }}
+{{- $existing := (lookup "v1" "Secret" .Release.Namespace (include "feedback.fullname" .)).data | default (dict) }}
+{{- $admin := .Values.secrets.adminToken | default (get $existing "FEEDBACK_ADMIN_TOKEN" | b64dec) | default (randAlphaNum 40) }}
+{{- $internal := .Values.secrets.internalSecret | default (get $existing "INTERNAL_SECRET" | b64dec) | default (randAlphaNum 40) }}
+{{- $_ := set .Values.secrets "_resolved" (dict "FEEDBACK_ADMIN_TOKEN" $admin "INTERNAL_SECRET" $internal) }}
+{{- if not .Values.mongodb.enabled }}
+{{- $_ := set .Values.secrets._resolved "MONGODB_URI" (required "secrets.mongodbUri is required (a MongoDB replica set URI), or set mongodb.enabled=true or secrets.existingSecret" .Values.secrets.mongodbUri) }}
+{{- end }}
+{{- if not .Values.kafka.enabled }}
+{{- $_ := set .Values.secrets._resolved "KAFKA_BOOTSTRAP_SERVERS" (required "secrets.kafkaBootstrapServers is required, or set kafka.enabled=true or secrets.existingSecret" .Values.secrets.kafkaBootstrapServers) }}
+{{- end }}
+{{- end }}
+{{- toYaml .Values.secrets._resolved }}
+{{- end }}
+
+{{- define "feedback.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "feedback.fullname" .) }}
+{{- end }}
+
+{{/*
+Environment of every container besides the ConfigMap: secrets by key (a missing key stops
+the pod from starting, so an incomplete existingSecret cannot fall back to dev defaults),
+MongoDB/Kafka of the bundled charts when enabled, then the given extra variables (a string
+or {valueFrom: ...}). Args: (list $ secretName extraEnvDict).
+*/}}
+{{- define "feedback.env" -}}
+{{- $root := index . 0 }}
+{{- $secret := index . 1 }}
+{{- $keys := list "FEEDBACK_ADMIN_TOKEN" "INTERNAL_SECRET" }}
+{{- if not $root.Values.mongodb.enabled }}{{ $keys = append $keys "MONGODB_URI" }}{{ end -}}
+{{- if not $root.Values.kafka.enabled }}{{ $keys = append $keys "KAFKA_BOOTSTRAP_SERVERS" }}{{ end -}}
+{{- range $keys }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ . }}
+{{- end }}
+{{- if $root.Values.mongodb.enabled }}
+{{- $mongo := printf "%s-mongodb" $root.Release.Name }}
+- name: MONGODB_ROOT_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $mongo }}
+      key: mongodb-root-password
+{{- $hosts := list }}
+{{- range $i := until (int $root.Values.mongodb.replicaCount) }}
+{{- $hosts = append $hosts (printf "%s-%d.%s-headless.%s.svc:27017" $mongo $i $mongo $root.Release.Namespace) }}
+{{- end }}
+- name: MONGODB_URI
+  value: {{ printf "mongodb://root:$(MONGODB_ROOT_PASSWORD)@%s/?replicaSet=%s&authSource=admin" (join "," $hosts) $root.Values.mongodb.replicaSetName | quote }}
+{{- end }}
+{{- if $root.Values.kafka.enabled }}
+- name: KAFKA_BOOTSTRAP_SERVERS
+  value: {{ printf "%s-kafka:%d" $root.Release.Name (int $root.Values.kafka.service.ports.client) | quote }}
+{{- end }}
+{{- range $name, $value := index . 2 }}
+- name: {{ $name }}
+{{- if kindIs "map" $value }}
+  {{- toYaml $value | nindent 2 }}
+{{- else }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The read-only root filesystem leaves /tmp (gunicorn's heartbeat files) to an emptyDir. */}}
+{{- define "feedback.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    medium: Memory
+    sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end }}
+
+{{/* Hook phases of the init Job: after install when MongoDB/Kafka come with the release. */}}
+{{- define "feedback.initHook" -}}
+{{- if or .Values.mongodb.enabled .Values.kafka.enabled -}}
+post-install,pre-upgrade
+{{- else -}}
+pre-install,pre-upgrade
+{{- end }}
+{{- end }}
+
+{{/* Fail early on values that render but cannot work. Included by configmap.yaml. */}}
+{{- define "feedback.validate" -}}
+{{- range $dep := list "mongodb" "kafka" }}
+{{- if and (index $.Values $dep).enabled (not (hasKey $.Subcharts $dep)) }}
+{{- fail (printf "%s.enabled=true needs the %s chart: run `helm dependency build charts/feedback` first" $dep $dep) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.mongodb.enabled (ne .Values.mongodb.architecture "replicaset") }}
+{{- fail "mongodb.architecture must be replicaset: the platform uses MongoDB transactions" }}
+{{- end }}
+{{- end }}
