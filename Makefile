@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PACKAGES := libs/common gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES)) | sha1sum | cut -c1-12)
 
-.PHONY: install run test test-fast bench clean
+.PHONY: install run test bench clean
 
 $(STAMP): requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,7 +24,15 @@ test: install  ## the whole test suite against local MongoDB/Kafka-compatible se
 	$(BIN)/pytest
 
 bench: install  ## benchmarks; prints measured figures
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache
+
+# The container image of every component (docs/deployment.md). No container engine runs on the
+# project's CI machines, so this target is run where Docker is: `make image IMAGE=registry/feedback:tag`.
+APP_VERSION := $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' charts/feedback/Chart.yaml)
+IMAGE ?= feedback:$(APP_VERSION)
+.PHONY: image
+image:  ## build the container image: docker build -t $(IMAGE) .
+	docker build -t $(IMAGE) .
