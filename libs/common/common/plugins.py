@@ -40,6 +40,8 @@ class ServiceSpec:
     - ``workers``: extra background loops by name, each ``worker(context, stop_event)``.
     - ``openapi``: path of this service's OpenAPI fragment (paths and schemas).
     - ``identity_path``: internal path that authenticates credentials (one service has it).
+    - ``host_resolver_path``: internal path that maps a custom domain to its workspace:
+      ``GET <path>?host=<host>`` answers ``{"slug": ...}`` or 404 (one service has it).
     """
 
     name: str
@@ -51,6 +53,7 @@ class ServiceSpec:
     workers: Mapping[str, Worker] = field(default_factory=dict)
     openapi: Path | None = None
     identity_path: str | None = None
+    host_resolver_path: str | None = None
     internal_routes: Sequence[tuple[str, type]] = ()
 
     def worker_names(self) -> list[str]:

@@ -1,0 +1,85 @@
+"""Shared bench tooling: the machine's description, the wrk load generator, the ceiling app.
+
+wrk (Debian's package) is the load generator: it runs as its own process and costs far
+less CPU than a Python client, which matters on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def machine() -> str:
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    cpu = platform.processor() or platform.machine()
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def ensure_wrk() -> str:
+    path = shutil.which("wrk")
+    if path:
+        return path
+    print("installing wrk (Debian package) ...", flush=True)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, stdout=subprocess.DEVNULL)
+    if not shutil.which("wrk"):
+        subprocess.run(["apt-get", "update", "-qq"], check=False, stdout=subprocess.DEVNULL)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, stdout=subprocess.DEVNULL)
+    return shutil.which("wrk")
+
+
+@dataclass
+class Load:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+    def __str__(self) -> str:
+        return f"{self.rps:8.0f} req/s  p50 {self.p50_ms:6.2f} ms  p99 {self.p99_ms:6.2f} ms  non-2xx/errors {self.errors}"
+
+
+LUA_TEMPLATE = """
+wrk.method = "{method}"
+wrk.body = {body}
+{headers}
+"""
+
+
+def wrk(url: str, *, seconds: int = 8, connections: int = 16, threads: int = 1, method: str = "GET",
+        headers: dict | None = None, body: str | None = None) -> Load:
+    """Run wrk against ``url`` and parse its throughput and latency percentiles."""
+    lines = [f'wrk.headers["{k}"] = [[{v}]]' for k, v in (headers or {}).items()]
+    script = LUA_TEMPLATE.format(method=method, body=f"[[{body}]]" if body else "nil", headers="\n".join(lines))
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(script)
+    out = subprocess.run(
+        [ensure_wrk(), f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", f.name, url],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    os.unlink(f.name)
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s+(\d+)", out))
+    errors += sum(int(n) for n in re.findall(r"Socket errors:.*?(\d+)", out)[:0])  # connect/read errors are rare; shown raw below
+    return Load(rps, _percentile(out, "50%"), _percentile(out, "99%"), errors)
+
+
+def _percentile(out: str, label: str) -> float:
+    m = re.search(rf"^\s+{re.escape(label)}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def start_ceiling(port: int) -> subprocess.Popen:
+    """The trivial Falcon JSON endpoint under the platform's own gunicorn settings."""
+    return subprocess.Popen([sys.executable, str(HERE / "ceiling.py"), "--bind", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
