@@ -1,0 +1,1 @@
+"""The domains service: custom domains verified by DNS and served by the gateway."""

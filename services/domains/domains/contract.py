@@ -1,0 +1,35 @@
+"""What the domains service owns, publishes and consumes."""
+
+TOPIC = "feedback.domains"
+CONSUMES = ()
+
+# Statuses (transitions in docs/services/domains.md). `none` is never stored as a domain:
+# it is what a workspace without a custom domain shows.
+NONE = "none"
+PENDING = "pending"  # records handed out, not (yet) found
+VERIFIED = "verified"  # TXT and CNAME found; the gateway serves the workspace on the domain
+BROKEN = "broken"  # was verified, a re-check found the records gone or wrong
+FAILED = "failed"  # pending (or broken) for DOMAINS_PENDING_TIMEOUT without success
+STATUSES = (NONE, PENDING, VERIFIED, BROKEN, FAILED)
+CHECKED_BY_WORKER = (PENDING, VERIFIED, BROKEN)
+
+# Events on feedback.domains, one per status change, named after the new status;
+# data: the domain configuration (docs/services/domains.md).
+DOMAIN_PENDING = "domain.pending"
+DOMAIN_VERIFIED = "domain.verified"
+DOMAIN_BROKEN = "domain.broken"
+DOMAIN_FAILED = "domain.failed"
+DOMAIN_REMOVED = "domain.removed"  # data.status is "none", data.domain the removed domain
+EVENT_FOR_STATUS = {PENDING: DOMAIN_PENDING, VERIFIED: DOMAIN_VERIFIED, BROKEN: DOMAIN_BROKEN, FAILED: DOMAIN_FAILED}
+
+# The TXT record that proves control of a domain lives at "<TXT_PREFIX>.<domain>".
+TXT_PREFIX = "_feedback-verify"
+
+# A verified domain survives this many consecutive inconclusive re-checks (timeouts,
+# SERVFAIL) before it is marked broken; a definite answer without the records breaks it at once.
+INCONCLUSIVE_CHECKS_BEFORE_BROKEN = 3
+
+# A worker that claimed a check and died gives it back after this many seconds.
+CHECK_LEASE_SECONDS = 120.0
+
+COLLECTIONS = ("domains", "outbox", "locks")
