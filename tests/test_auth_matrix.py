@@ -1,0 +1,92 @@
+"""Who may call what: every documented route, called as anonymous, end user, manager and
+another workspace's manager. Manager-only routes refuse the first three roles; no route ever
+answers 5xx or an error body other than {"error": "..."}."""
+
+import re
+
+import pytest
+
+from common.testing import create_workspace
+
+ZERO_ID = "000000000000000000000000"
+
+# (method, path template) -> who may: "manager" (managers only), "public" (anyone),
+# "operator" (the platform operator only). Routes whose anonymous access depends on workspace
+# flags are "participant": end users and managers may, anonymous callers per flag (off here).
+ACCESS = {
+    ("post", "/v1/workspaces"): "operator",
+    ("get", "/v1/workspaces/{slug}"): "public",
+    ("patch", "/v1/workspaces/{slug}"): "manager",
+    ("get", "/v1/workspaces/{slug}/settings"): "manager",
+    ("patch", "/v1/workspaces/{slug}/settings"): "manager",
+    ("get", "/v1/workspaces/{slug}/branding"): "public",
+    ("get", "/v1/workspaces/{slug}/agent-context"): "manager",
+    ("get", "/v1/workspaces/{slug}/boards"): "public",
+    ("post", "/v1/workspaces/{slug}/boards"): "manager",
+    ("get", "/v1/workspaces/{slug}/statuses"): "public",
+    ("post", "/v1/workspaces/{slug}/statuses"): "manager",
+    ("patch", "/v1/workspaces/{slug}/statuses/{statusSlug}"): "manager",
+    ("get", "/v1/workspaces/{slug}/api-keys"): "manager",
+    ("post", "/v1/workspaces/{slug}/api-keys"): "manager",
+    ("delete", "/v1/workspaces/{slug}/api-keys/{keyId}"): "manager",
+    ("get", "/v1/workspaces/{slug}/changelogs"): "public",
+    ("post", "/v1/workspaces/{slug}/changelogs"): "manager",
+    ("get", "/v1/workspaces/{slug}/changelogs/{changelogId}"): "public",
+    ("patch", "/v1/workspaces/{slug}/changelogs/{changelogId}"): "manager",
+    ("get", "/v1/openapi.json"): "public",
+    # domains
+    ("get", "/v1/workspaces/{slug}/domain"): "manager",
+    ("put", "/v1/workspaces/{slug}/domain"): "manager",
+    ("delete", "/v1/workspaces/{slug}/domain"): "manager",
+    ("post", "/v1/workspaces/{slug}/domain/verify"): "manager",
+}
+
+
+def documented_routes(api):
+    doc = api.get("/openapi.json").json()
+    return sorted((m, p) for p, ops in doc["paths"].items() for m in ops if m != "parameters")
+
+
+@pytest.fixture(scope="module")
+def roles(api, admin_token):
+    ws = create_workspace(api, admin_token)
+    other = create_workspace(api, admin_token)
+    return ws, {"anonymous": {}, "user": {"user": ws.user_token("matrix-user")}, "manager": {"key": ws.key}, "other": {"key": other.key}}
+
+
+def fill(template: str, slug: str) -> str:
+    path = template.replace("{slug}", slug).removeprefix("/v1")
+    return re.sub(r"\{[^}]+\}", ZERO_ID, path)
+
+
+def test_every_route_is_in_the_matrix(api):
+    missing = [r for r in documented_routes(api) if r not in ACCESS]
+    assert missing == [], "add these routes to ACCESS"
+
+
+def test_roles_on_every_route(api, roles):
+    ws, callers = roles
+    problems = []
+    for method, template in documented_routes(api):
+        access = ACCESS.get((method, template))
+        for role, creds in callers.items():
+            r = api.call(method.upper(), fill(template, ws.slug), json={} if method in ("post", "patch", "put") else None, **creds)
+            if r.status_code >= 500:
+                problems.append(f"{role} {method} {template}: {r.status_code}")
+                continue
+            if r.status_code >= 400 and set(r.json()) != {"error"}:
+                problems.append(f"{role} {method} {template}: error body {r.text[:80]}")
+            refused = r.status_code in (401, 403)
+            if access in ("manager", "operator") and role != "manager" or access == "operator":
+                expected = {"anonymous": 401}.get(role, 403)
+                if r.status_code != expected:
+                    problems.append(f"{role} {method} {template}: {r.status_code}, expected {expected}")
+            elif access == "manager" and role == "manager" and refused:
+                problems.append(f"manager refused on {method} {template}: {r.status_code}")
+            elif access == "public" and role != "other" and refused:
+                problems.append(f"{role} refused on public {method} {template}: {r.status_code}")
+            elif access == "participant" and role in ("user", "manager") and refused:
+                problems.append(f"{role} refused on {method} {template}: {r.status_code}")
+            elif access == "participant" and role == "anonymous" and r.status_code not in (401, 404):
+                problems.append(f"anonymous allowed on {method} {template} with anon flags off: {r.status_code}")
+    assert problems == []
