@@ -17,6 +17,7 @@ from common.errors import PayloadTooLarge
 from common.internal import InternalClient
 from common.plugins import ServiceSpec, load_services
 from gateway.authn import Authenticator
+from gateway.hosts import HostRouting
 from gateway.openapi import OpenAPIDocument, build_document
 
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
@@ -81,7 +82,8 @@ def create_app(settings: Settings, services: Mapping[str, ServiceSpec], client: 
     client = client or InternalClient(settings)
     identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
     authn = Authenticator(settings, client, *identity)
-    app = create_base_app("gateway")
+    resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
+    app = create_base_app("gateway", middleware=[HostRouting(settings, client, *resolver)] if resolver else [])
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
     for name, spec in services.items():
         proxy = Proxy(name, client, authn, settings.max_body_bytes)

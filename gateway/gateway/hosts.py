@@ -1,0 +1,100 @@
+"""Serve a workspace's public API on its verified custom domain (Host routing).
+
+URL shape: with ``Host: feedback.customer.com`` (a verified custom domain of workspace
+``acme``), ``/v1/<rest>`` is served as ``/v1/workspaces/acme/<rest>``: ``GET /v1/posts``,
+``GET /v1/branding``, ``GET /v1`` (the workspace itself). Paths that already name a
+workspace (``/v1/workspaces/...``) and ``/v1/openapi.json`` are served as they are, on
+any host. The platform's own host (PUBLIC_BASE_URL), ``localhost``, IP addresses and
+dotless names are never looked up.
+
+The plugin that declares ``host_resolver_path`` (the domains service) answers which
+workspace a host belongs to; answers, "none" included, are cached for AUTH_CACHE_SECONDS,
+so a removed or broken domain stops being served within that time.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+import time
+from urllib.parse import urlsplit
+
+from common.config import Settings
+from common.errors import FeedbackError, NotFound, Unavailable
+from common.internal import InternalClient
+
+log = logging.getLogger(__name__)
+
+CACHE_MAX = 10_000
+PASS_THROUGH = ("/v1/openapi.json",)
+WORKSPACES = "/v1/workspaces"
+
+
+def rewrite(path: str, slug: str) -> str:
+    """``/v1/<rest>`` as the workspace path of ``slug``."""
+    rest = path[len("/v1") :]
+    return f"{WORKSPACES}/{slug}{rest}"
+
+
+def names_workspace(path: str) -> bool:
+    return path == WORKSPACES or path.startswith(WORKSPACES + "/") or path in PASS_THROUGH
+
+
+class HostRouting:
+    """Falcon middleware: rewrite slug-less /v1 paths on a custom domain before routing."""
+
+    def __init__(self, settings: Settings, client: InternalClient, service: str, path: str):
+        self.client = client
+        self.service = service
+        self.path = path
+        self.ttl = settings.auth_cache_seconds
+        self.own = {"localhost", (urlsplit(settings.public_base_url).hostname or "").lower()}
+        self._cache: dict[str, tuple[float, str | None]] = {}
+        self._lock = threading.Lock()
+
+    def process_request(self, req, resp):
+        path = req.path
+        if not (path == "/v1" or path.startswith("/v1/")) or names_workspace(path):
+            return
+        host = (req.host or "").lower().rstrip(".")
+        if not self.is_custom(host):
+            return
+        slug = self.slug_of(host)
+        if slug is None:
+            raise NotFound(f"no such path: {path} ({host} is not a verified custom domain)")
+        req.path = rewrite(path, slug)
+
+    def is_custom(self, host: str) -> bool:
+        if not host or "." not in host or host in self.own:
+            return False
+        try:
+            ipaddress.ip_address(host.strip("[]"))
+            return False
+        except ValueError:
+            return True
+
+    def slug_of(self, host: str) -> str | None:
+        now = time.monotonic()
+        hit = self._cache.get(host)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        slug = self._ask(host)
+        with self._lock:
+            if len(self._cache) >= CACHE_MAX:
+                self._cache.clear()
+            self._cache[host] = (now + self.ttl, slug)
+        return slug
+
+    def _ask(self, host: str) -> str | None:
+        try:
+            status, body = self.client.json(self.service, "GET", self.path, params={"host": host})
+        except FeedbackError as ex:
+            log.warning("custom domain lookup of %s failed: %s", host, ex.message)
+            raise Unavailable("custom domain lookup is unavailable, try again shortly", headers={"Retry-After": "1"}) from None
+        if status == 200 and isinstance(body, dict) and isinstance(body.get("slug"), str):
+            return body["slug"]
+        if status == 404:
+            return None
+        log.warning("custom domain lookup of %s answered %s", host, status)
+        raise Unavailable("custom domain lookup is unavailable, try again shortly", headers={"Retry-After": "1"})
