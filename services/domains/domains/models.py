@@ -1,0 +1,37 @@
+"""The domains service's collection: one document per workspace that ever set a domain.
+
+The document outlives DELETE (status "none", no domain) so the order of the workspace's
+events keeps its anchor (``lastEventId``). The unique sparse index on ``domain`` is what
+makes "one domain, one workspace" hold under concurrent claims: the second write fails.
+"""
+
+from mongoengine import DateTimeField, Document, IntField, ListField, ObjectIdField, StringField
+
+ALIAS = "domains"
+
+
+class DomainConfig(Document):
+    slug = StringField(primary_key=True)  # the workspace
+    domain = StringField()  # IDNA ASCII, lower case; absent when the status is "none"
+    token = StringField()  # value the TXT record must hold; new for every domain set
+    status = StringField(required=True)
+    errors = ListField(StringField())  # problems found by the last check
+    verifiedAt = DateTimeField(null=True)
+    checkedAt = DateTimeField(null=True)
+    nextCheckAt = DateTimeField(null=True)  # when the worker checks next; null: never
+    deadline = DateTimeField(null=True)  # pending/broken until then, failed after
+    attempts = IntField(default=0)  # failed checks since pending/broken began (backoff)
+    inconclusive = IntField(default=0)  # lookups in a row that got no answer while verified
+    lastEventId = ObjectIdField(null=True)  # outbox id of this workspace's latest event
+    updatedAt = DateTimeField()
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "domains",
+        "indexes": [
+            {"fields": ["domain"], "unique": True, "sparse": True},
+            {"fields": ["nextCheckAt"], "sparse": True},
+        ],
+    }
+
+
+MODELS = (DomainConfig,)

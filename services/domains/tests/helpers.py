@@ -1,0 +1,44 @@
+"""Small helpers the domains tests share."""
+
+from conftest import CNAME_TARGET
+
+
+def assert_error(r, status):
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+    return body["error"]
+
+
+def put_domain(ws, domain):
+    r = ws.api.put(f"{ws.path}/domain", key=ws.key, json={"domain": domain})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def verify(ws):
+    r = ws.api.post(f"{ws.path}/domain/verify", key=ws.key)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def get_domain(ws):
+    r = ws.api.get(f"{ws.path}/domain", key=ws.key)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def publish_records(zone, config):
+    """Create at the DNS server the records a configuration asks for."""
+    for record in config["records"]:
+        if record["type"] == "txt":
+            zone.set(record["name"], "TXT", f'"{record["value"]}"')
+        elif record["type"] == "cname":
+            assert record["value"] == CNAME_TARGET
+            zone.set(record["name"], "CNAME", f'{record["value"]}.')
+
+
+def branding_domain(ws):
+    r = ws.api.get(f"{ws.path}/branding")
+    assert r.status_code == 200, r.text
+    return r.json()["customDomain"]
