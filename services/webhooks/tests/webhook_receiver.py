@@ -1,0 +1,133 @@
+"""A real webhook receiver for the tests: a threaded http.server on 127.0.0.1.
+
+Each test takes its own path (``receiver.route()``) and tells the receiver the path's
+secrets; every request is verified with ``standardwebhooks.Webhook(secret).verify`` against
+each secret and kept with the result. A path can be scripted to answer with given statuses,
+headers and delays, in order, before it falls back to 200.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from standardwebhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    at: float  # time.monotonic() when it arrived
+    verified_with: list[str]  # the path's secrets whose signature verified
+
+    @property
+    def id(self) -> str:
+        return self.headers.get("webhook-id", "")
+
+    def json(self) -> dict:
+        import json
+
+        return json.loads(self.body)
+
+
+class Route:
+    def __init__(self, receiver: "Receiver", path: str):
+        self.receiver = receiver
+        self.path = path
+        self.secrets: list[str] = []
+        self.script: list[Reply] = []
+        self.default = Reply()
+
+    @property
+    def url(self) -> str:
+        return f"{self.receiver.base_url}{self.path}"
+
+    def answer(self, *replies: Reply, then: Reply | None = None) -> "Route":
+        with self.receiver.lock:
+            self.script.extend(replies)
+            if then is not None:
+                self.default = then
+        return self
+
+    def next_reply(self) -> Reply:
+        with self.receiver.lock:
+            return self.script.pop(0) if self.script else self.default
+
+    @property
+    def received(self) -> list[Received]:
+        with self.receiver.lock:
+            return [r for r in self.receiver.requests if r.path == self.path]
+
+    def of_type(self, type_: str) -> list[Received]:
+        return [r for r in self.received if r.json().get("type") == type_]
+
+
+class Receiver:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests: list[Received] = []
+        self.routes: dict[str, Route] = {}
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                receiver.handle(self, body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def route(self) -> Route:
+        route = Route(self, f"/hook/{uuid.uuid4().hex}")
+        with self.lock:
+            self.routes[route.path] = route
+        return route
+
+    def handle(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        route = self.routes.get(handler.path)
+        verified = []
+        for secret in list(route.secrets if route else []):
+            try:
+                Webhook(secret).verify(body, headers)
+                verified.append(secret)
+            except (WebhookVerificationError, ValueError):
+                pass
+        with self.lock:
+            self.requests.append(Received(handler.path, headers, body, time.monotonic(), verified))
+        reply = route.next_reply() if route else Reply(404)
+        if reply.delay:
+            time.sleep(reply.delay)
+        try:
+            handler.send_response(reply.status)
+            for name, value in reply.headers.items():
+                handler.send_header(name, value)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+        except OSError:
+            pass  # the sender gave up (timeout) and closed the connection
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

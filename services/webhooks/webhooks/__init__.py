@@ -1,0 +1,1 @@
+"""Webhooks: endpoint registry and the dispatcher that delivers signed events."""

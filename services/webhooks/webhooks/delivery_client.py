@@ -1,0 +1,137 @@
+"""The delivery HTTP client: one POST per attempt, to the address the URL guard approved.
+
+It connects to the checked IP itself (sending the URL's host in ``Host`` and, for https,
+as the TLS server name that the certificate must match), never follows redirects, reads at
+most MAX_RESPONSE_BYTES of the answer, and turns every transport failure into an outcome
+instead of an exception. Connection pools are kept per (scheme, address, port, host).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+import urllib3
+
+from webhooks.contract import MAX_RESPONSE_BYTES, MAX_RETRY_AFTER, USER_AGENT
+from webhooks.urlguard import UrlPolicy, UrlRefused
+
+MAX_POOLS = 256
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int | None  # None: no HTTP answer (refused URL, timeout, connection error)
+    error: str | None
+    duration_ms: int
+    retry_after: float | None = None  # seconds, from a 429/503 answer's Retry-After
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP-date), capped; None if absent."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(int(value))
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+class DeliveryClient:
+    def __init__(self, policy: UrlPolicy, timeout: float, pool_size: int):
+        self.policy = policy
+        self.timeout = timeout
+        self.pool_size = pool_size
+        self._pools: OrderedDict[tuple, urllib3.HTTPConnectionPool] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def post(self, url: str, body: bytes, headers: dict[str, str]) -> Response:
+        started = time.perf_counter()
+
+        def done(status=None, error=None, retry_after=None) -> Response:
+            return Response(status, error, int((time.perf_counter() - started) * 1000), retry_after)
+
+        try:
+            target = self.policy.check(url)
+        except UrlRefused as ex:
+            return done(error=f"refused: the URL {ex}")
+        pool = self._pool(target.scheme, target.addresses[0], target.port, target.host)
+        all_headers = {
+            **headers,
+            "Host": target.host_header,
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        try:
+            r = pool.urlopen(
+                "POST",
+                target.path,
+                body=body,
+                headers=all_headers,
+                redirect=False,
+                retries=False,
+                timeout=urllib3.Timeout(connect=min(self.timeout, 10.0), read=self.timeout),
+                preload_content=False,
+                assert_same_host=False,
+            )
+        except (urllib3.exceptions.ReadTimeoutError, urllib3.exceptions.ConnectTimeoutError):
+            return done(error=f"timeout: no answer within {self.timeout:g}s")
+        except urllib3.exceptions.NewConnectionError as ex:
+            return done(error=f"connection failed: {_reason(ex)}")
+        except urllib3.exceptions.SSLError as ex:
+            return done(error=f"TLS error: {_reason(ex)}")
+        except urllib3.exceptions.HTTPError as ex:
+            return done(error=f"HTTP error: {_reason(ex)}")
+        try:
+            r.read(MAX_RESPONSE_BYTES, decode_content=False)
+            if r.read(1, decode_content=False):
+                r.close()  # an oversized answer: drop the connection rather than drain it
+        except (urllib3.exceptions.HTTPError, OSError):
+            r.close()
+        finally:
+            r.release_conn()
+        retry_after = parse_retry_after(r.headers.get("Retry-After")) if r.status in (429, 503) else None
+        return done(status=r.status, retry_after=retry_after)
+
+    def _pool(self, scheme: str, address: str, port: int, host: str) -> urllib3.HTTPConnectionPool:
+        key = (scheme, address, port, host)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is not None:
+                self._pools.move_to_end(key)
+                return pool
+            options = dict(maxsize=self.pool_size, block=False, retries=False)
+            if scheme == "https":
+                pool = urllib3.HTTPSConnectionPool(
+                    address, port, server_hostname=host, assert_hostname=host, cert_reqs="CERT_REQUIRED", **options
+                )
+            else:
+                pool = urllib3.HTTPConnectionPool(address, port, **options)
+            self._pools[key] = pool
+            while len(self._pools) > MAX_POOLS:
+                self._pools.popitem(last=False)[1].close()
+            return pool
+
+    def close(self) -> None:
+        with self._lock:
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
+
+
+def _reason(ex: Exception) -> str:
+    text = str(getattr(ex, "reason", None) or ex)
+    return text.split(": ", 1)[-1][:200]

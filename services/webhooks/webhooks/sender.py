@@ -1,0 +1,199 @@
+"""The sender: attempts deliveries with a pool of threads and records every outcome.
+
+Work arrives two ways: the recorder hands over deliveries it has just stored already
+leased to this process (the fast path, no extra query), and the loop claims due ones from
+MongoDB (retries, test pings, resends, overflow from a busy dispatcher, leases of a dead
+one). At most WEBHOOK_CONCURRENCY attempts are in flight per process; outcomes are written
+back in bulk by the loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import socket
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import timedelta
+
+from pymongo import UpdateOne
+from pymongo.errors import PyMongoError
+
+from common.ids import now
+from webhooks import contract
+from webhooks.delivery_client import Response
+from webhooks.endpoints import active_keys
+from webhooks.schedule import next_delay
+from webhooks.signing import body_bytes, signed_headers
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    delivery: dict
+    endpoint: dict
+    response: Response
+    at: object  # datetime the answer (or failure) came
+
+
+class Sender:
+    def __init__(self, context):
+        self.settings = context.webhook_settings
+        self.endpoints = context.endpoints
+        self.store = context.deliveries
+        self.client = context.client
+        self.token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.capacity = self.settings.concurrency
+        self.pool = ThreadPoolExecutor(self.capacity, thread_name_prefix="webhook-send")
+        self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
+        self.wake = threading.Event()
+        self._inflight = 0
+        self._lock = threading.Lock()
+
+    # -- slots ---------------------------------------------------------------------------
+
+    def reserve(self, wanted: int) -> int:
+        """Reserve up to ``wanted`` attempt slots; return how many were granted."""
+        with self._lock:
+            granted = max(0, min(wanted, self.capacity - self._inflight))
+            self._inflight += granted
+            return granted
+
+    def release(self, count: int) -> None:
+        if count > 0:
+            with self._lock:
+                self._inflight -= count
+            self.wake.set()
+
+    def submit(self, delivery: dict, endpoint: dict) -> None:
+        """Attempt a delivery this process holds the lease of (its slot is reserved)."""
+        self.pool.submit(self._attempt, delivery, endpoint)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        backoff = 0.5
+        while not stop.is_set():
+            try:
+                self.flush()
+                claimed = self.claim()
+                backoff = 0.5
+            except PyMongoError as ex:
+                # Leased deliveries whose results were not written are attempted again after
+                # the lease: at-least-once, with the same webhook-id.
+                log.warning("webhook sender: database error %s; retrying in %.1fs", ex, backoff)
+                stop.wait(backoff)
+                backoff = min(backoff * 2, 10.0)
+                continue
+            if not claimed:
+                self.wake.wait(self.settings.poll_seconds)
+                self.wake.clear()
+
+    def close(self) -> None:
+        """Finish the attempts in flight and record them (call once nothing submits any more)."""
+        self.pool.shutdown(wait=True)
+        try:
+            self.flush()
+        except PyMongoError as ex:
+            log.warning("webhook sender: could not record the last outcomes (%s); they will be retried", ex)
+        self.client.close()
+
+    def claim(self) -> int:
+        slots = self.reserve(self.capacity)
+        if slots == 0:
+            return 0
+        try:
+            deliveries = self.store.claim_due(slots, self.token, self.settings.lease)
+            endpoints = self.endpoints.by_ids([d["endpointId"] for d in deliveries]) if deliveries else {}
+        except BaseException:
+            self.release(slots)
+            raise
+        cancelled = []
+        for d in deliveries:
+            endpoint = endpoints.get(d["endpointId"])
+            if endpoint is None or endpoint.get("disabled"):
+                cancelled.append(d)
+            else:
+                self.submit(d, endpoint)
+        self.release(slots - len(deliveries) + len(cancelled))
+        self.store.apply([self._cancel(d) for d in cancelled])
+        return len(deliveries)
+
+    def _attempt(self, delivery: dict, endpoint: dict) -> None:
+        try:
+            sent_at = now()
+            body = body_bytes(delivery["payload"])
+            headers = signed_headers(delivery["messageId"], sent_at, body, active_keys(endpoint, sent_at))
+            response = self.client.post(endpoint["url"], body, headers)
+        except Exception as ex:  # noqa: BLE001 - a bug in one attempt is a failed attempt, not a dead thread
+            log.exception("webhook sender: attempt of %s failed unexpectedly", delivery["_id"])
+            response = Response(None, f"internal error: {ex.__class__.__name__}", 0)
+        self.results.put(Outcome(delivery, endpoint, response, now()))
+        self.release(1)
+
+    # -- outcomes ------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        outcomes: list[Outcome] = []
+        while True:
+            try:
+                outcomes.append(self.results.get_nowait())
+            except queue.Empty:
+                break
+        if not outcomes:
+            return
+        try:
+            self.store.apply([self._record(o) for o in outcomes])
+        except PyMongoError:
+            for o in outcomes:
+                self.results.put(o)  # try again next round, while the lease still holds
+            raise
+        self._endpoint_effects(outcomes)
+
+    def _record(self, o: Outcome) -> UpdateOne:
+        d, r = o.delivery, o.response
+        attempt = {"at": o.at, "statusCode": r.status, "error": r.error, "durationMs": r.duration_ms}
+        state: dict = {"lastAttemptAt": o.at, "claim": None}
+        if r.ok:
+            state.update(status=contract.SUCCEEDED, nextAttemptAt=None)
+        elif r.status == 410:
+            state.update(status=contract.FAILED, nextAttemptAt=None)
+        else:
+            failures = d.get("attemptCount", 0) + 1 - d.get("scheduleStart", 0)
+            delay = next_delay(failures, self.settings.retry_scale, r.retry_after)
+            if delay is None:
+                state.update(status=contract.FAILED, nextAttemptAt=None)
+            else:
+                state.update(status=contract.PENDING, nextAttemptAt=o.at + timedelta(seconds=delay))
+        return UpdateOne(
+            {"_id": d["_id"], "claim": self.token},
+            {
+                "$set": state,
+                "$inc": {"attemptCount": 1},
+                "$push": {"attempts": {"$each": [attempt], "$slice": -contract.ATTEMPT_LOG_SIZE}},
+            },
+        )
+
+    def _cancel(self, d: dict) -> UpdateOne:
+        return UpdateOne(
+            {"_id": d["_id"], "claim": self.token},
+            {"$set": {"status": contract.CANCELLED, "nextAttemptAt": None, "claim": None}},
+        )
+
+    def _endpoint_effects(self, outcomes: list[Outcome]) -> None:
+        """Once per endpoint and batch: clear its failing span, extend it, or disable it."""
+        by_endpoint: dict = {}
+        for o in outcomes:
+            by_endpoint.setdefault(o.endpoint["_id"], []).append(o)
+        for group in by_endpoint.values():
+            newest = group[-1]
+            if any(o.response.status == 410 for o in group):
+                self.endpoints.disable(newest.endpoint["_id"], contract.DISABLED_GONE)
+            elif newest.response.ok:
+                self.endpoints.mark_healthy(newest.endpoint)
+            else:
+                self.endpoints.mark_failing(newest.endpoint, newest.at)
