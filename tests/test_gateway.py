@@ -117,3 +117,13 @@ def test_a_new_plugin_adds_routes_without_gateway_changes():
     assert r.status_code == 503 and "hello" in r.json["error"]
     assert client.simulate_post("/v1/workspaces/acme/hello").status_code == 405
     assert client.simulate_get("/v1/workspaces/acme/goodbye").status_code == 404
+
+
+def test_round_trips_are_counted_for_services_and_not_published(api, stack, workspace):
+    from common import auth
+
+    path = f"/v1/workspaces/{workspace.slug}/branding"
+    headers = auth.signed_headers(stack.internal_secret, "GET", path, auth.Caller())
+    direct = requests.get(stack.service_url("workspaces") + path, headers=headers, timeout=5)
+    assert direct.status_code == 200 and direct.headers["X-Db-Round-Trips"] == "1"
+    assert "X-Db-Round-Trips" not in api.get(f"{workspace.path}/branding").headers

@@ -1,8 +1,8 @@
 """``feedback-gateway [--bind HOST:PORT]``: serve the gateway under gunicorn."""
 
 import argparse
-import logging
 
+from common.cli import configure_logging
 from common.config import load_settings
 from common.server import GunicornServer
 from gateway.app import get_app
@@ -10,7 +10,7 @@ from gateway.app import get_app
 
 def main(argv=None) -> None:
     settings = load_settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level)
     parser = argparse.ArgumentParser(prog="feedback-gateway")
     parser.add_argument("--bind", default="127.0.0.1:8080")
     args = parser.parse_args(argv)

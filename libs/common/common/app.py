@@ -21,6 +21,7 @@ from pymongo.errors import ConnectionFailure, PyMongoError
 
 from common import auth
 from common.config import Settings
+from common.dbmetrics import RoundTrips
 from common.errors import FeedbackError, Unauthorized
 from common.plugins import ServiceSpec
 
@@ -193,7 +194,8 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context=None) -> f
     """Build a service's app from its spec: public routes under /v1, internal ones as-is."""
     context = context if context is not None else spec.create_context(settings)
     checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
-    app = create_app(spec.name, middleware=[InternalAuth(settings.internal_secret)], checks=checks, required_checks=["mongodb"])
+    middleware = [InternalAuth(settings.internal_secret), RoundTrips()]
+    app = create_app(spec.name, middleware=middleware, checks=checks, required_checks=["mongodb"])
     for template, resource in spec.routes:
         app.add_route("/v1" + template, resource(context))
     for template, resource in spec.internal_routes:

@@ -57,9 +57,14 @@ def services(args) -> None:
         print(f"{name}: routes={len(spec.routes)} publishes={list(spec.publishes)} workers={spec.worker_names()}")
 
 
+def configure_logging(level: str) -> None:
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLevelName(level)))  # chatty at INFO
+
+
 def main(argv: list[str] | None = None) -> None:
     settings = load_settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level)
     parser = argparse.ArgumentParser(prog="feedback", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="serve a service's API")

@@ -17,6 +17,7 @@ from pymongo.database import Database
 from pymongo.read_concern import ReadConcern
 from pymongo.write_concern import WriteConcern
 
+from common import dbmetrics
 from common.config import Settings
 
 T = TypeVar("T")
@@ -36,6 +37,7 @@ class Store:
             serverSelectionTimeoutMS=3000,
             connectTimeoutMS=3000,
             uuidRepresentation="standard",
+            event_listeners=[dbmetrics.LISTENER],
         )
         self.client = mongoengine.get_connection(service)
         self.db: Database = mongoengine.get_db(service)
