@@ -1,0 +1,1 @@
+"""The posts service: posts, votes, comments, merges, roadmap and similarity search."""

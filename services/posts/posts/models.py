@@ -1,0 +1,113 @@
+"""The posts service's collections, declared with mongoengine (fields and indexes).
+
+Reads and writes go through pymongo on these collections (``Model._get_collection()``),
+inside transactions where an outbox event goes with the change.
+"""
+
+from mongoengine import (
+    BooleanField,
+    DateTimeField,
+    DictField,
+    Document,
+    IntField,
+    ListField,
+    ObjectIdField,
+    StringField,
+)
+
+ALIAS = "posts"
+
+
+class Post(Document):
+    workspace = StringField(required=True)
+    boardId = StringField(required=True)
+    title = StringField(required=True)
+    content = StringField(default="")
+    statusSlug = StringField(required=True)
+    voteCount = IntField(default=0)  # distinct voters of the post and the posts merged into it
+    commentCount = IntField(default=0)  # public comments
+    privateCommentCount = IntField(default=0)  # team-only comments (managers see the sum)
+    verified = BooleanField(default=False)  # author identified: SSO user or manager
+    moderationState = StringField(required=True)
+    listed = BooleanField(default=True)  # approved and not merged: what non-managers see
+    authorId = StringField(required=True)
+    mergedInto = DictField(null=True)  # {id, title}
+    mergedPosts = ListField(DictField())  # [{id, title, voteCount}]
+    terms = ListField(StringField())  # search keys of title and content (posts.text.index_terms)
+    titleTerms = ListField(StringField())  # the title's features, for scoring
+    createdAt = DateTimeField(required=True)
+    updatedAt = DateTimeField(required=True)
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "posts",
+        "indexes": [
+            # One index per sort, so a page is an index walk (ties broken by _id).
+            ("workspace", "listed", "-createdAt", "-_id"),
+            ("workspace", "listed", "-voteCount", "-_id"),
+            ("workspace", "listed", "-commentCount", "-_id"),
+            ("workspace", "listed", "boardId", "-createdAt", "-_id"),
+            ("workspace", "listed", "boardId", "-voteCount", "-_id"),
+            ("workspace", "listed", "statusSlug", "-voteCount", "-_id"),  # roadmap columns
+            ("workspace", "-createdAt", "-_id"),  # managers: every moderation state
+            ("workspace", "terms"),  # search candidates and the q filter
+        ],
+    }
+
+
+class Vote(Document):
+    """One voter's vote on one post.
+
+    ``countsFor`` names the post whose voteCount includes this vote: the post itself, the
+    canonical post while merged, or ``shadow:<postId>`` when the voter already counts
+    there (so merging never counts anyone twice and unmerging restores exactly).
+    """
+
+    workspace = StringField(required=True)
+    postId = ObjectIdField(required=True)
+    userId = StringField(required=True)
+    countsFor = StringField(required=True)
+    createdAt = DateTimeField(required=True)
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "votes",
+        "indexes": [
+            {"fields": ["postId", "userId"], "unique": True},  # one vote per identity and post
+            {"fields": ["countsFor", "userId"], "unique": True},  # counted once per canonical post
+        ],
+    }
+
+
+class Comment(Document):
+    workspace = StringField(required=True)
+    postId = ObjectIdField(required=True)
+    parentId = StringField(null=True)
+    path = StringField(required=True)  # ancestor ids and own id joined by "/": sorts in thread order
+    depth = IntField(default=0)
+    content = StringField(required=True)
+    authorId = StringField(required=True)
+    isTeamMember = BooleanField(default=False)
+    isPrivate = BooleanField(default=False)
+    createdAt = DateTimeField(required=True)
+    meta = {
+        "db_alias": ALIAS,
+        "collection": "comments",
+        "indexes": [("postId", "path")],
+    }
+
+
+class WorkspaceView(Document):
+    """Read model of a workspace (boards, statuses, flags) from feedback.workspaces."""
+
+    slug = StringField(primary_key=True)
+    name = StringField()
+    version = IntField(required=True)
+    boards = ListField(DictField())
+    statuses = ListField(DictField())
+    defaultStatus = StringField(null=True)
+    anonSubmit = BooleanField(default=False)
+    anonVote = BooleanField(default=False)
+    anonComment = BooleanField(default=False)
+    meta = {"db_alias": ALIAS, "collection": "workspaces"}
+
+
+MODELS = (Post, Vote, Comment, WorkspaceView)

@@ -1,0 +1,148 @@
+"""What the posts service knows of each workspace: boards, statuses and anonymous flags.
+
+Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
+(the consumer keeps the highest ``version``). API processes keep a copy in memory for
+``read_model_ttl`` seconds, so a request costs no database round trip for it.
+
+A post created right after its board was added must work although the event may not
+have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
+flag that says no) the service asks the owner once over signed internal HTTP
+(``GET /internal/workspaces/{slug}/snapshot``, read-your-writes) and stores the answer,
+at most once per ``fallback_interval`` per workspace and process, so unknown slugs
+cannot turn into a flood of calls to the workspaces service.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pymongo.errors import DuplicateKeyError
+
+from common.errors import NotFound, Unavailable
+from common.internal import InternalClient
+from posts.config import PostsConfig
+
+log = logging.getLogger(__name__)
+
+FLAGS = ("anonSubmit", "anonVote", "anonComment")
+UNKNOWN_STATUS_COLOR = "#64748b"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    slug: str
+    version: int
+    boards: tuple[dict, ...] = ()
+    statuses: tuple[dict, ...] = ()  # in display order, each {slug, name, color, order, roadmap}
+    default_status: str | None = None
+    flags: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_doc(cls, doc: dict) -> "Snapshot":
+        return cls(
+            slug=doc.get("slug") or doc["_id"],
+            version=doc.get("version", 0),
+            boards=tuple(doc.get("boards", [])),
+            statuses=tuple(doc.get("statuses", [])),
+            default_status=doc.get("defaultStatus"),
+            flags={f: bool(doc.get(f, False)) for f in FLAGS},
+        )
+
+    def board_by_slug(self, slug: str) -> dict | None:
+        return next((b for b in self.boards if b["slug"] == slug), None)
+
+    def status(self, slug: str) -> dict | None:
+        return next((s for s in self.statuses if s["slug"] == slug), None)
+
+    def status_shape(self, slug: str) -> dict:
+        """The Status object of a post; a status the workspace no longer has shows its slug."""
+        s = self.status(slug)
+        if s is None:
+            return {"slug": slug, "name": slug, "color": UNKNOWN_STATUS_COLOR}
+        return {"slug": s["slug"], "name": s["name"], "color": s["color"]}
+
+
+class Workspaces:
+    def __init__(self, db, client: InternalClient, config: PostsConfig, clock: Callable[[], float] = time.monotonic):
+        self.collection = db["workspaces"]
+        self.client = client
+        self.config = config
+        self.clock = clock
+        self._cache: dict[str, tuple[float, Snapshot]] = {}
+        self._asked: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    # -- reading ------------------------------------------------------------------------
+
+    def get(self, slug: str) -> Snapshot:
+        """The workspace's snapshot; 404 when neither the read model nor the owner knows it."""
+        hit = self._cache.get(slug)
+        if hit is not None and hit[0] > self.clock():
+            return hit[1]
+        doc = self.collection.find_one({"_id": slug})
+        if doc is not None:
+            return self._remember(Snapshot.from_doc(doc))
+        fresh = self.refresh(slug)
+        if fresh is None:
+            raise NotFound(f"workspace '{slug}' not found")
+        return fresh
+
+    def ensure(self, slug: str, satisfied: Callable[[Snapshot], bool]) -> Snapshot:
+        """The snapshot, refreshed from the owner once if ``satisfied`` says it may be stale
+        (a board created a moment ago, a flag just turned on)."""
+        snapshot = self.get(slug)
+        if satisfied(snapshot):
+            return snapshot
+        return self.refresh(slug) or snapshot
+
+    def refresh(self, slug: str) -> Snapshot | None:
+        """Ask the workspaces service for the current snapshot and store it (rate-limited)."""
+        now = self.clock()
+        with self._lock:
+            if now - self._asked.get(slug, float("-inf")) < self.config.fallback_interval:
+                hit = self._cache.get(slug)
+                return hit[1] if hit else None
+            self._asked[slug] = now
+        if not self.client.settings.service_url("workspaces"):
+            return None
+        # Read-your-writes fallback: the owner answers with the same data as its events.
+        status, body = self.client.json("workspaces", "GET", f"/internal/workspaces/{slug}/snapshot")
+        if status == 404:
+            return None
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot read workspace '{slug}' now: the workspaces service answered {status}")
+        self.apply(body)
+        return self._remember(Snapshot.from_doc(body))
+
+    def _remember(self, snapshot: Snapshot) -> Snapshot:
+        with self._lock:
+            current = self._cache.get(snapshot.slug)
+            if current is not None and current[1].version > snapshot.version:
+                snapshot = current[1]
+            self._cache[snapshot.slug] = (self.clock() + self.config.read_model_ttl, snapshot)
+        return snapshot
+
+    # -- writing (consumer and fallback) --------------------------------------------------
+
+    def apply(self, data: dict) -> None:
+        """Store a snapshot unless a newer (or the same) version is already stored."""
+        slug, version = data["slug"], int(data.get("version", 0))
+        doc = {
+            "name": data.get("name"),
+            "version": version,
+            "boards": [{k: b[k] for k in ("id", "name", "slug")} for b in data.get("boards", [])],
+            "statuses": [
+                {"slug": s["slug"], "name": s["name"], "color": s["color"], "order": s.get("order", i), "roadmap": s.get("roadmap", True)}
+                for i, s in enumerate(data.get("statuses", []))
+            ],
+            "defaultStatus": data.get("defaultStatus"),
+            **{f: bool(data.get(f, False)) for f in FLAGS},
+        }
+        try:
+            self.collection.update_one({"_id": slug, "version": {"$lt": version}}, {"$set": doc}, upsert=True)
+        except DuplicateKeyError:
+            pass  # a newer or equal version is stored already

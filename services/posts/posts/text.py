@@ -1,0 +1,181 @@
+"""Text features for search: normalized words, a light stemmer, concepts, trigrams.
+
+The local MongoDB-protocol server has no text index, so the service builds its own:
+each post stores ``terms`` (indexed, multikey) and ``titleTerms``. Candidates are the
+posts sharing a term with the query; :func:`similarity` scores them by the cosine of
+weighted feature vectors, so a score is always in [0, 1].
+
+Features:
+- ``w:<stem>``: a significant word, lower-cased, accents and stopwords removed, stemmed;
+- ``c:<concept>``: a concept from :mod:`posts.synonyms` ("dark theme" and "night mode"
+  both give ``c:darkmode``);
+- ``p:<first 4 letters>``: a prefix of longer words, so typos past the 4th letter still
+  find candidates (indexed, not scored);
+- character trigrams of each stem (computed when scoring) for misspellings and variants.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+
+from posts.synonyms import phrases
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be been being below both but by can could
+    did do does doing done down during each either else ever every few for from further get gets getting give
+    had has have having he her here hers him his how i if in into is it its itself just let lets like ll
+    me more most much must my need needs no nor not now of off on once only or other our ours out over own
+    please pls plz really same she should so some such than thank thanks that the their theirs them then
+    there these they this those through to too under until up us use used using very via want wants was way
+    we were what when where which while who whom why will with would you your yours yet ve re s t d m
+    add adding added able allow allows allowing option options feature features request requests support
+    supported possible possibility would ability make makes making new hi hello great love nice idea ideas
+    suggestion suggest missing currently thing things something someone everyone etc even maybe perhaps
+    lot lots bit one two first""".split()
+)
+CONTENT_CHARS = 2000  # content beyond this does not add search terms
+MAX_TERMS = 300
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_SUFFIXES = (
+    ("ational", "ate"), ("ization", "ize"), ("isation", "ize"), ("ations", "ate"), ("ation", "ate"),
+    ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"), ("nesses", ""), ("ness", ""),
+    ("ments", ""), ("ment", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("edly", ""),
+    ("ed", ""), ("ly", ""), ("sses", "ss"),
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case ASCII words; apostrophes vanish ("doesn't" -> "doesnt")."""
+    text = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
+    return _TOKEN.findall(text.replace("'", ""))
+
+
+@lru_cache(maxsize=50_000)
+def stem(word: str) -> str:
+    """A light suffix stripper: "exporting", "exports", "exported" -> "export"."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    stemmed = word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stemmed = word[: -len(suffix)] + replacement
+            break
+    else:
+        if word.endswith(("ches", "shes", "xes", "zes", "sses")):
+            stemmed = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            stemmed = word[:-1]
+    if stemmed != word and len(stemmed) > 3 and stemmed[-1] == stemmed[-2] and stemmed[-1] not in "lsz":
+        stemmed = stemmed[:-1]  # "running" -> "runn" -> "run"
+    if len(stemmed) > 3 and stemmed.endswith("e"):
+        stemmed = stemmed[:-1]  # "share" and "sharing" meet at "shar"
+    return stemmed
+
+
+@lru_cache(maxsize=1)
+def _concept_table():
+    words: dict[str, set[str]] = {}
+    pairs: dict[tuple[str, str], set[str]] = {}
+    prefixes: dict[str, list[tuple[str, set[str]]]] = {}
+    for member, concepts in phrases().items():
+        parts = tuple(stem(t) for t in tokens(member))
+        if len(parts) == 1:
+            words.setdefault(parts[0], set()).update(concepts)
+            if len(parts[0]) >= 5:
+                prefixes.setdefault(parts[0][:5], []).append((parts[0], concepts))
+        elif len(parts) == 2:
+            pairs.setdefault(parts, set()).update(concepts)
+    return words, pairs, prefixes
+
+
+def _word_concepts(s: str) -> set[str]:
+    words, _, prefixes = _concept_table()
+    found = set(words.get(s, ()))
+    for member, concepts in prefixes.get(s[:5], ()):
+        if s.startswith(member):
+            found |= concepts
+    return found
+
+
+def concepts(stems: list[str]) -> set[str]:
+    _, pairs, _ = _concept_table()
+    found: set[str] = set()
+    for i, s in enumerate(stems):
+        found |= _word_concepts(s)
+        if i + 1 < len(stems):
+            found |= pairs.get((s, stems[i + 1]), set())
+    return found
+
+
+def features(text: str) -> set[str]:
+    """The scored features of ``text``: ``w:`` stems and ``c:`` concepts."""
+    every = [stem(t) for t in tokens(text)]
+    significant = {s for t, s in zip(tokens(text), every) if t not in STOPWORDS and len(s) > 1}
+    return {f"w:{s}" for s in significant} | {f"c:{c}" for c in concepts(every)}
+
+
+def index_terms(title: str, content: str) -> tuple[list[str], list[str]]:
+    """``(terms, titleTerms)`` to store with a post."""
+    title_features = features(title)
+    every = title_features | features(content[:CONTENT_CHARS])
+    prefixes = {f"p:{f[2:6]}" for f in every if f.startswith("w:") and len(f) >= 7}
+    terms = sorted(every | prefixes)
+    return terms[:MAX_TERMS], sorted(title_features)
+
+
+def query_terms(q: str) -> list[str]:
+    """Index terms that find candidates for ``q`` (features plus prefixes)."""
+    fs = features(q)
+    return sorted(fs | {f"p:{f[2:6]}" for f in fs if f.startswith("w:") and len(f) >= 7})
+
+
+def word_terms(q: str) -> list[str]:
+    """The ``w:`` terms of ``q``: the listing's ``q`` filter requires all of them."""
+    return sorted(f for f in features(q) if f.startswith("w:"))
+
+
+def trigrams(fs) -> set[str]:
+    grams = set()
+    for f in fs:
+        if f.startswith("w:"):
+            word = f"#{f[2:]}#"
+            grams |= {f"g:{word[i:i + 3]}" for i in range(len(word) - 2)}
+    return grams
+
+
+# Weights of the feature kinds, and of terms found only in a post's content.
+WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF = 1.0, 1.2, 0.3, 0.35, 2.0
+
+
+class Scorer:
+    """Score candidates against one query; document frequencies come from the candidates
+    themselves (every post sharing a query term is a candidate, so for query terms they
+    are the workspace's own frequencies)."""
+
+    def __init__(self, q: str, candidates: list[dict]):
+        self.query = features(q)
+        n = max(len(candidates), 1)
+        df = Counter(f for c in candidates for f in set(c.get("terms", ())) & self.query)
+        self.idf = {f: 1.0 + math.log(n / df[f]) if df[f] else 1.0 + math.log(n) for f in self.query}
+        self.q_vec = {f: _kind(f) * self.idf[f] for f in self.query}
+        self.q_vec.update({g: GRAM for g in trigrams(self.query)})
+        self.q_norm = math.sqrt(sum(w * w for w in self.q_vec.values())) or 1.0
+
+    def score(self, candidate: dict) -> float:
+        title = set(candidate.get("titleTerms", ()))
+        content_hits = (set(candidate.get("terms", ())) & self.query) - title
+        d_vec = {f: _kind(f) * self.idf.get(f, DEFAULT_IDF) for f in title}
+        d_vec.update({f: _kind(f) * self.idf[f] * CONTENT_ONLY for f in content_hits})
+        d_vec.update({g: GRAM for g in trigrams(title)})
+        d_norm = math.sqrt(sum(w * w for w in d_vec.values())) or 1.0
+        dot = sum(w * d_vec[f] for f, w in self.q_vec.items() if f in d_vec)
+        return max(0.0, min(1.0, dot / (self.q_norm * d_norm)))
+
+
+def _kind(feature: str) -> float:
+    return CONCEPT if feature.startswith("c:") else WORD
