@@ -64,10 +64,15 @@ class DomainService:
             fields = {"domain": domain, "token": new_token(), "updatedAt": at, **states.new_domain(self.config, at)}
             return self._write(session, slug, doc, fields, c.DOMAIN_PENDING, upsert=True)
 
-        try:
-            return self.store.transaction(work)
-        except DuplicateKeyError:
-            raise Conflict(f"domain '{domain}' is already used by another workspace") from None
+        for attempt in (1, 2):
+            try:
+                return self.store.transaction(work)
+            except DuplicateKeyError as ex:
+                if "domain" in ((ex.details or {}).get("keyPattern") or {"domain": 1}):
+                    raise Conflict(f"domain '{domain}' is already used by another workspace") from None
+                if attempt == 2:
+                    raise Conflict("the domain configuration changed meanwhile; retry") from None
+                # Two first PUTs of one workspace raced on its document: the next try sees the winner.
 
     def remove(self, slug: str) -> dict:
         """Remove the workspace's domain; answer the configuration with status none."""

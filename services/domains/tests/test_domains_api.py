@@ -166,3 +166,28 @@ def test_dns_timeouts_and_servfail_are_errors_not_failures(workspace, zone, doma
         f"DNS lookup of CNAME {domain} failed: the nameserver answered SERVFAIL",
     ]
     workspace.api.delete(f"{workspace.path}/domain", key=workspace.key)  # stop the worker asking
+
+
+def test_concurrent_claims_of_one_domain_leave_one_owner(stack, api, admin_token, domain):
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from common.testing import Api, create_workspace
+
+    contenders = [create_workspace(api, admin_token) for _ in range(4)]
+    start = Barrier(len(contenders))
+
+    def claim(ws):
+        own = Api(stack.url)  # a session per thread
+        start.wait()
+        return own.put(f"{ws.path}/domain", key=ws.key, json={"domain": domain})
+
+    with ThreadPoolExecutor(len(contenders)) as pool:
+        answers = list(pool.map(claim, contenders))
+    assert sorted(r.status_code for r in answers) == [200, 409, 409, 409], [r.text for r in answers]
+    for r in answers:
+        if r.status_code == 409:
+            assert_error(r, 409)
+    owners = [ws for ws, r in zip(contenders, answers) if r.status_code == 200]
+    assert [get_domain(ws)["status"] for ws in contenders].count("pending") == 1
+    assert get_domain(owners[0])["domain"] == domain
