@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -124,6 +125,13 @@ class LocalCluster:
     def dead(self) -> list[str]:
         names = {d["metadata"]["name"] for d in self.rendered.of_kind("Deployment")}
         return sorted(n for n, p in self.stack.processes.items() if n in names and not p.alive())
+
+    def stop(self) -> None:
+        """Stop every process as Kubernetes deletes pods: all signalled at once, then waited for."""
+        for process in self.stack.processes.values():
+            if process.alive():
+                os.killpg(process.popen.pid, signal.SIGTERM)
+        self.stack.stop()
 
     def logs(self, names: list[str], tail: int = 3000) -> str:
         out = []
