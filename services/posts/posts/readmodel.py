@@ -7,9 +7,10 @@ Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.works
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
 flag that says no) the service asks the owner once over signed internal HTTP
-(``GET /internal/workspaces/{slug}/snapshot``, read-your-writes) and stores the answer,
-at most once per ``fallback_interval`` per workspace and process, so unknown slugs
-cannot turn into a flood of calls to the workspaces service.
+(``GET /internal/workspaces/{slug}/snapshot``, read-your-writes) and stores the answer.
+A workspace is asked again within ``fallback_interval`` only if the last answer was
+news (a newer version), so misses that stay misses (unknown slugs, boards that do not
+exist) cannot turn into a flood of calls to the workspaces service.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class Workspaces:
         self.config = config
         self.clock = clock
         self._cache: dict[str, tuple[float, Snapshot]] = {}
-        self._asked: dict[str, float] = {}
+        self._asked: dict[str, tuple[float, bool]] = {}  # slug -> (when, was it news)
         self._lock = threading.Lock()
 
     # -- reading ------------------------------------------------------------------------
@@ -103,10 +104,11 @@ class Workspaces:
         """Ask the workspaces service for the current snapshot and store it (rate-limited)."""
         now = self.clock()
         with self._lock:
-            if now - self._asked.get(slug, float("-inf")) < self.config.fallback_interval:
-                hit = self._cache.get(slug)
+            asked, news = self._asked.get(slug, (float("-inf"), True))
+            hit = self._cache.get(slug)
+            if not news and now - asked < self.config.fallback_interval:
                 return hit[1] if hit else None
-            self._asked[slug] = now
+            self._asked[slug] = (now, False)
         if not self.client.settings.service_url("workspaces"):
             return None
         # Read-your-writes fallback: the owner answers with the same data as its events.
@@ -116,7 +118,9 @@ class Workspaces:
         if status != 200 or not isinstance(body, dict):
             raise Unavailable(f"cannot read workspace '{slug}' now: the workspaces service answered {status}")
         self.apply(body)
-        return self._remember(Snapshot.from_doc(body))
+        snapshot = Snapshot.from_doc(body)
+        self._asked[slug] = (now, hit is None or snapshot.version > hit[1].version)
+        return self._remember(snapshot)
 
     def _remember(self, snapshot: Snapshot) -> Snapshot:
         with self._lock:

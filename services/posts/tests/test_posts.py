@@ -1,0 +1,187 @@
+"""Endpoints 1, 2, 4, 5: create, list, read and change posts, through the gateway."""
+
+import uuid
+
+import pytest
+
+from common.testing import wait_for
+from conftest import Board, anon
+
+POST_FIELDS = {
+    "id", "title", "content", "boardId", "status", "voteCount", "commentCount", "verified",
+    "moderationState", "voted", "mergedInto", "mergedPosts", "createdAt",
+}
+
+
+def test_create_post_returns_the_spec_shape(board):
+    user = board.user("alice")
+    r = board.api.post(board.path, user=user, json={"boardSlug": "features", "title": "  Dark mode  ", "content": "# Please\n\n*dark*"})
+    assert r.status_code == 201, r.text
+    post = r.json()
+    assert set(post) == POST_FIELDS
+    assert post["title"] == "Dark mode"
+    assert post["content"] == "# Please\n\n*dark*"  # markdown stored as written
+    assert post["boardId"] == board.board["id"]
+    assert post["status"] == {"slug": "open", "name": "Open", "color": "#64748b"}
+    assert (post["voteCount"], post["commentCount"], post["voted"]) == (0, 0, False)
+    assert post["verified"] is True and post["moderationState"] == "approved"
+    assert post["mergedInto"] is None and post["mergedPosts"] == []
+    assert len(post["id"]) == 24 and post["createdAt"].endswith("Z")
+
+
+def test_post_on_a_board_created_a_moment_ago(workspace):
+    # The read model may not have the board yet: the service asks the workspaces service.
+    for i in range(3):
+        workspace.board(f"fresh-{i}", f"Fresh {i}")
+        r = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, json={"boardSlug": f"fresh-{i}", "title": "t", "content": ""})
+        assert r.status_code == 201, r.text
+
+
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"title": "x", "content": "y"}, 400, "boardSlug"),
+        ({"boardSlug": "features", "content": "y"}, 400, "title"),
+        ({"boardSlug": "features", "title": "x"}, 400, "content"),
+        ({"boardSlug": "features", "title": "   ", "content": "y"}, 400, "title"),
+        ({"boardSlug": "features", "title": "x" * 201, "content": "y"}, 400, "title"),
+        ({"boardSlug": "features", "title": 5, "content": "y"}, 400, "title"),
+        ({"boardSlug": "features", "title": "x", "content": "y", "extra": 1}, 400, "extra"),
+        ({"boardSlug": "nope", "title": "x", "content": "y"}, 400, "boardSlug"),
+        ({"boardSlug": "features", "title": "x", "content": "y" * 20_001}, 413, "content"),
+    ],
+)
+def test_create_post_refuses_bad_input(board, body, status, words):
+    r = board.api.post(board.path, key=board.ws.key, json=body)
+    assert r.status_code == status, r.text
+    assert words in r.json()["error"]
+
+
+def test_create_post_anonymous_needs_anon_submit(board):
+    r = board.api.post(board.path, headers=anon(), json={"boardSlug": "features", "title": "x", "content": "y"})
+    assert r.status_code == 401, r.text
+    board.ws.settings(anonSubmit=True)
+    post = board.post("From a visitor", headers=anon(), key=None) if False else None
+    r = board.api.post(board.path, headers=anon(), json={"boardSlug": "features", "title": "x", "content": "y"})
+    assert r.status_code == 201, r.text  # the flag was just turned on: the owner was asked
+    assert r.json()["verified"] is False
+
+
+def test_create_post_unknown_workspace_is_404(api):
+    r = api.post(f"/workspaces/no-such-{uuid.uuid4().hex[:6]}/posts", json={"boardSlug": "a", "title": "x", "content": "y"})
+    assert r.status_code == 404, r.text
+
+
+def test_get_post_errors(board, other_workspace):
+    post = board.post()
+    assert board.get("nothex").status_code == 404
+    assert board.get("0" * 24).status_code == 404
+    # Another workspace's post id is unknown here.
+    r = board.api.get(f"{other_workspace.path}/posts/{post['id']}", key=other_workspace.key)
+    assert r.status_code == 404, r.text
+    assert "error" in r.json()
+
+
+def test_list_filters_sorts_and_pages(workspace):
+    b = Board(workspace)
+    workspace.board("bugs", "Bugs")
+    first = b.post("Export to CSV")
+    second = b.post("Dark mode please", board="bugs")
+    third = b.post("Exporting reports as PDF")
+    r = b.api.patch(f"{b.path}/{third['id']}", key=workspace.key, json={"statusSlug": "planned"})
+    assert r.status_code == 200, r.text
+    for i in range(2):
+        assert b.vote(second["id"], user=b.user()).status_code == 201
+
+    def ids(**params):
+        r = b.api.get(b.path, params=params)
+        assert r.status_code == 200, r.text
+        return [p["id"] for p in r.json()["items"]]
+
+    assert ids() == [third["id"], second["id"], first["id"]]  # newest by default
+    assert ids(sort="oldest") == [first["id"], second["id"], third["id"]]
+    assert ids(sort="top")[0] == second["id"]
+    assert ids(board="bugs") == [second["id"]]
+    assert ids(board="no-such-board") == []
+    assert ids(status="planned") == [third["id"]]
+    assert ids(q="export") == [third["id"], first["id"]]  # stemmed: "Exporting" matches
+    assert ids(q="export csv") == [first["id"]]
+    assert ids(limit=1, offset=1) == [second["id"]]
+    assert ids(limit=2, offset=2) == [first["id"]]
+
+
+def test_list_comments_sort_and_ties_by_id(board):
+    posts = [board.post(f"Post {i}") for i in range(3)]
+    r = board.api.post(f"{board.path}/{posts[0]['id']}/comments", key=board.ws.key, json={"content": "hi"})
+    assert r.status_code == 201
+    items = board.api.get(board.path, params={"sort": "discussed"}).json()["items"]
+    assert [p["id"] for p in items] == [posts[0]["id"], posts[2]["id"], posts[1]["id"]]
+
+
+@pytest.mark.parametrize(
+    "params", [{"limit": 0}, {"limit": 101}, {"limit": "x"}, {"offset": -1}, {"sort": "random"}, {"moderationState": "odd"}]
+)
+def test_list_refuses_bad_parameters(board, params):
+    r = board.api.get(board.path, params=params)
+    assert r.status_code == 400, r.text
+
+
+def test_list_unknown_workspace_is_404(api):
+    assert api.get("/workspaces/nope-nope-nope/posts").status_code == 404
+
+
+def test_moderation_states_and_who_sees_what(board):
+    author = board.user("author")
+    stranger = board.user("stranger")
+    post = board.post("Needs review", user=author)
+    r = board.api.patch(f"{board.path}/{post['id']}", key=board.ws.key, json={"moderationState": "pending"})
+    assert r.status_code == 200 and r.json()["moderationState"] == "pending"
+    # Non-managers do not see it listed; its author can still open it; a stranger cannot.
+    assert board.api.get(board.path, user=stranger).json()["items"] == []
+    assert board.get(post["id"], user=author).status_code == 200
+    assert board.get(post["id"], user=stranger).status_code == 404
+    assert board.get(post["id"]).status_code == 404
+    # Managers see every state and can filter.
+    assert [p["id"] for p in board.api.get(board.path, key=board.ws.key).json()["items"]] == [post["id"]]
+    listed = board.api.get(board.path, key=board.ws.key, params={"moderationState": "pending"}).json()["items"]
+    assert [p["id"] for p in listed] == [post["id"]]
+    assert board.api.get(board.path, key=board.ws.key, params={"moderationState": "spam"}).json()["items"] == []
+    assert board.api.get(board.path, user=stranger, params={"moderationState": "pending"}).status_code == 403
+    board.api.patch(f"{board.path}/{post['id']}", key=board.ws.key, json={"moderationState": "approved"})
+    assert [p["id"] for p in board.api.get(board.path).json()["items"]] == [post["id"]]
+
+
+def test_patch_changes_fields(board):
+    post = board.post("Old title", "old")
+    r = board.api.patch(
+        f"{board.path}/{post['id']}", key=board.ws.key,
+        json={"title": "New title", "content": "new **body**", "statusSlug": "in-progress", "moderationState": "approved"},
+    )
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert (got["title"], got["content"]) == ("New title", "new **body**")
+    assert got["status"] == {"slug": "in-progress", "name": "In progress", "color": "#3b82f6"}
+    assert board.manager_get(post["id"]) == got
+    assert board.api.patch(f"{board.path}/{post['id']}", key=board.ws.key, json={}).json() == got
+
+
+def test_patch_uses_a_status_created_a_moment_ago(board):
+    r = board.api.post(f"{board.ws.path}/statuses", key=board.ws.key, json={"slug": "shipped", "name": "Shipped", "color": "#000000"})
+    assert r.status_code == 201, r.text
+    post = board.post()
+    r = board.api.patch(f"{board.path}/{post['id']}", key=board.ws.key, json={"statusSlug": "shipped"})
+    assert r.status_code == 200, r.text
+    assert r.json()["status"]["name"] == "Shipped"
+
+
+def test_patch_errors(board, other_workspace):
+    post = board.post()
+    path = f"{board.path}/{post['id']}"
+    assert board.api.patch(path, json={"title": "x"}).status_code == 401
+    assert board.api.patch(path, user=board.user(), json={"title": "x"}).status_code == 403
+    assert board.api.patch(path, key=other_workspace.key, json={"title": "x"}).status_code == 403
+    assert board.api.patch(f"{board.path}/{'0' * 24}", key=board.ws.key, json={"title": "x"}).status_code == 404
+    for body in ({"statusSlug": "nope"}, {"moderationState": "maybe"}, {"title": ""}, {"votes": 3}):
+        r = board.api.patch(path, key=board.ws.key, json=body)
+        assert r.status_code == 400, (body, r.text)
+    assert board.api.patch(path, key=board.ws.key, json={"content": "x" * 20_001}).status_code == 413
