@@ -126,8 +126,10 @@ class UrlPolicy:
         for rtype in ("A", "AAAA"):
             try:
                 found += [r.address for r in self.resolver.resolve(host, rtype, search=False)]
-            except (dns.resolver.NoAnswer, dns.resolver.NXDOMAIN):
+            except dns.resolver.NoAnswer:
                 continue
+            except dns.resolver.NXDOMAIN:
+                raise UrlRefused(f"host {host} cannot be resolved (no such name)") from None
             except (dns.exception.DNSException, ValueError):
                 raise UrlRefused(f"host {host} cannot be resolved (DNS failure)") from None
         return found
