@@ -127,3 +127,9 @@ def test_round_trips_are_counted_for_services_and_not_published(api, stack, work
     direct = requests.get(stack.service_url("workspaces") + path, headers=headers, timeout=5)
     assert direct.status_code == 200 and direct.headers["X-Db-Round-Trips"] == "1"
     assert "X-Db-Round-Trips" not in api.get(f"{workspace.path}/branding").headers
+
+
+def test_odd_characters_in_paths_are_forwarded_intact(api, workspace):
+    assert_error(api.get("/workspaces/%E2%9C%93%20x/branding"), 404)
+    r = api.delete(f"{workspace.path}/api-keys/%F2%B2%AC%A4%0F%20%3A", key=workspace.key)
+    assert_error(r, 404)

@@ -16,6 +16,16 @@ from common.config import Settings
 from common.plugins import ServiceSpec
 
 BASE = Path(__file__).with_name("openapi_base.yaml")
+# What the gateway itself may answer on any route, whatever the service documents:
+# a malformed or foreign credential, an oversized body, a service that cannot be reached.
+GATEWAY_RESPONSES = {
+    "401": "Unauthorized",
+    "403": "Forbidden",
+    "413": "PayloadTooLarge",
+    "502": "Unavailable",
+    "503": "Unavailable",
+    "504": "Unavailable",
+}
 
 
 def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> dict:
@@ -29,6 +39,13 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
             doc["paths"].setdefault(path, {}).update(operations)
         for kind, items in part.get("components", {}).items():
             doc["components"].setdefault(kind, {}).update(items)
+    for path, operations in doc["paths"].items():
+        if path == "/v1/openapi.json":
+            continue
+        for method, operation in operations.items():
+            if method != "parameters":
+                for status, name in GATEWAY_RESPONSES.items():
+                    operation.setdefault("responses", {}).setdefault(status, {"$ref": f"#/components/responses/{name}"})
     return doc
 
 

@@ -101,8 +101,9 @@ class LocalStack:
 
     # -- infrastructure -------------------------------------------------------------
 
-    def start_mongo(self) -> None:
-        port = free_port()
+    def start_mongo(self, port: int | None = None) -> None:
+        port = port or free_port()
+        self._mongo_port = port
         self.mongodb_uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
         self._spawn("mongo", [_bin("secantusd-py"), "--host", "127.0.0.1", "--port", str(port), "--storage-path", self.mongo_storage])
         _wait(lambda: _tcp_open(port), f"MongoDB-compatible server on port {port}")
@@ -118,6 +119,14 @@ class LocalStack:
 
     def stop_kafka(self) -> None:
         self.processes.pop("kafka").stop()
+
+    def stop_mongo(self) -> None:
+        self.processes.pop("mongo").stop()
+
+    def restart_mongo(self) -> None:
+        """Same port, same storage (use a folder, not :memory:, to keep the data)."""
+        self.stop_mongo()
+        self.start_mongo(self._mongo_port)
 
     # -- the platform ------------------------------------------------------------------
 

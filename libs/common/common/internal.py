@@ -7,13 +7,16 @@ workspaces service who a credential belongs to. Each call says why in its own mo
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import urllib3
 
 from common import auth
 from common.config import Settings
 from common.errors import BadGateway, GatewayTimeout, Unavailable
+
+
+PATH_SAFE = "/:@!$&'()*+,;=-._~"
 
 
 class InternalClient:
@@ -44,7 +47,8 @@ class InternalClient:
         headers: dict | None = None,
     ) -> urllib3.BaseHTTPResponse:
         """Send one signed request; map transport failures to 502/503/504."""
-        url = self.base_url(service) + path + (f"?{query}" if query else "")
+        # Sign the decoded path (what the service's router sees); send it percent-encoded.
+        url = self.base_url(service) + quote(path, safe=PATH_SAFE) + (f"?{query}" if query else "")
         all_headers = {**(headers or {}), **auth.signed_headers(self.settings.internal_secret, method, path, caller or auth.Caller())}
         try:
             return self.http.request(method, url, body=body, headers=all_headers, redirect=False, preload_content=True)

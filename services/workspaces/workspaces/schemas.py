@@ -7,6 +7,7 @@ COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
 HTTPS_URL = r"^https?://[^\s]+$"
 THEMES = ["light", "dark", "system"]
 MAX_POST_IDS = 100
+ORDER = {"type": "integer", "minimum": 0, "maximum": 1000}
 
 CREATE_WORKSPACE = obj(
     {"slug": string(48, 1, pattern=SLUG), "name": string(100, 1)},
@@ -34,13 +35,13 @@ CREATE_STATUS = obj(
         "slug": string(48, 1, pattern=SLUG),
         "name": string(50, 1),
         "color": string(7, pattern=COLOR),
-        "order": {"type": "integer", "minimum": 0},
+        "order": ORDER,
         "roadmap": BOOLEAN,
     },
     required=("slug", "name", "color"),
 )
 UPDATE_STATUS = obj(
-    {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": {"type": "integer", "minimum": 0}, "roadmap": BOOLEAN}
+    {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": ORDER, "roadmap": BOOLEAN}
 )
 
 CREATE_API_KEY = obj({"name": string(100, 1), "role": {"type": "string", "enum": ["manager"]}}, required=("name",))

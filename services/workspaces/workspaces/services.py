@@ -120,7 +120,7 @@ class WorkspaceService:
         status = {k: fields[k] for k in ("slug", "name", "color")} | {"roadmap": fields.get("roadmap", True)}
         push = {"$each": [status]}
         if "order" in fields:
-            push["$position"] = fields["order"]
+            push["$position"] = int(fields["order"])  # JSON Schema's integer admits 3.0
         doc = self.update(
             slug,
             {"statuses.slug": {"$ne": status["slug"]}},
@@ -137,7 +137,7 @@ class WorkspaceService:
             raise NotFound(f"status '{status_slug}' not found")
         status = {**statuses[index], **{k: v for k, v in fields.items() if k != "order"}}
         reordered = [s for s in statuses if s["slug"] != status_slug]
-        reordered.insert(fields.get("order", index), status)
+        reordered.insert(int(fields.get("order", index)), status)
         # Guard on the version read, so two concurrent edits cannot lose one another.
         doc = self.update(
             slug, {"version": doc["version"]}, {"$set": {"statuses": reordered}}, Conflict("statuses changed meanwhile; retry")
