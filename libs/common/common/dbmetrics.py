@@ -1,7 +1,7 @@
 """Count MongoDB round trips per HTTP request (pymongo command monitoring).
 
-Every command a request's thread sends is counted; the service answers the count in the
-``X-Db-Round-Trips`` header, which the gateway does not forward to the public. Benchmarks
+Every command a request's thread sends is counted and timed; the service answers both in
+``X-Db-Round-Trips`` and ``X-Db-Time-Ms`` headers, which the gateway does not forward. Benchmarks
 and tests read it from the services directly to hold each endpoint to its budget.
 """
 
@@ -13,6 +13,7 @@ from prometheus_client import Counter
 from pymongo import monitoring
 
 ROUND_TRIPS_HEADER = "X-Db-Round-Trips"
+DB_TIME_HEADER = "X-Db-Time-Ms"  # time spent waiting on MongoDB in this request (driver-measured)
 COMMANDS = Counter("feedback_db_commands_total", "MongoDB commands sent", ["command"])
 
 _local = threading.local()
@@ -27,22 +28,28 @@ class CommandCounter(monitoring.CommandListener):
             _local.count += 1
 
     def succeeded(self, event) -> None:
-        pass
+        self._timed(event)
 
     def failed(self, event) -> None:
-        pass
+        self._timed(event)
+
+    @staticmethod
+    def _timed(event) -> None:
+        if getattr(_local, "counting", False):
+            _local.micros += event.duration_micros
 
 
 LISTENER = CommandCounter()
 
 
 def start_request() -> None:
-    _local.counting, _local.count = True, 0
+    _local.counting, _local.count, _local.micros = True, 0, 0
 
 
-def finish_request() -> int:
+def finish_request() -> tuple[int, float]:
+    """This request's (round trips, milliseconds spent in them)."""
     _local.counting = False
-    return getattr(_local, "count", 0)
+    return getattr(_local, "count", 0), getattr(_local, "micros", 0) / 1000
 
 
 class RoundTrips:
@@ -52,4 +59,6 @@ class RoundTrips:
         start_request()
 
     def process_response(self, req, resp, resource, req_succeeded):
-        resp.set_header(ROUND_TRIPS_HEADER, str(finish_request()))
+        count, millis = finish_request()
+        resp.set_header(ROUND_TRIPS_HEADER, str(count))
+        resp.set_header(DB_TIME_HEADER, f"{millis:.3f}")
