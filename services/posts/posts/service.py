@@ -46,6 +46,33 @@ def check_title(title: str) -> str:
     return title
 
 
+def build_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller) -> dict:
+    """A new post's document (the benchmark seeds with it too)."""
+    terms, title_terms = text.index_terms(title, content)
+    created = now()
+    return {
+        "_id": ObjectId(),
+        "workspace": slug,
+        "boardId": board_id,
+        "title": title,
+        "content": content,
+        "statusSlug": status,
+        "voteCount": 0,
+        "commentCount": 0,
+        "privateCommentCount": 0,
+        "verified": access.verified(caller),
+        "moderationState": contract.APPROVED,
+        "listed": True,
+        "authorId": access.identity(caller),
+        "mergedInto": None,
+        "mergedPosts": [],
+        "terms": terms,
+        "titleTerms": title_terms,
+        "createdAt": created,
+        "updatedAt": created,
+    }
+
+
 class PostStore:
     """Collections and collaborators every part of the posts service shares."""
 
@@ -104,29 +131,7 @@ class PostService:
         check_content(fields["content"], contract.CONTENT_MAX)
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
-        terms, title_terms = text.index_terms(title, fields["content"])
-        created = now()
-        doc = {
-            "_id": ObjectId(),
-            "workspace": slug,
-            "boardId": board["id"],
-            "title": title,
-            "content": fields["content"],
-            "statusSlug": ws.default_status,
-            "voteCount": 0,
-            "commentCount": 0,
-            "privateCommentCount": 0,
-            "verified": access.verified(caller),
-            "moderationState": contract.APPROVED,
-            "listed": True,
-            "authorId": access.identity(caller),
-            "mergedInto": None,
-            "mergedPosts": [],
-            "terms": terms,
-            "titleTerms": title_terms,
-            "createdAt": created,
-            "updatedAt": created,
-        }
+        doc = build_post(slug, board["id"], title, fields["content"], ws.default_status, caller)
 
         def work(session):
             self.repo.posts.insert_one(doc, session=session)

@@ -149,7 +149,7 @@ def trigrams(fs) -> set[str]:
 
 
 # Weights of the feature kinds, and of terms found only in a post's content.
-WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF = 1.0, 1.2, 0.3, 0.35, 2.0
+WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF = 1.0, 1.2, 0.15, 0.35, 2.0
 
 
 class Scorer:
