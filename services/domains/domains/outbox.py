@@ -6,6 +6,7 @@ written in the same second by two processes (two gunicorn workers, or the API an
 re-check worker) can reach the relay, and Kafka, in the wrong order. Here each
 workspace's document remembers its last event id (updated in the same transaction, so
 writers of one workspace serialise on it) and the next id is made larger than it.
+The same race can reorder any service's events; this module keeps the domains events right.
 """
 
 from __future__ import annotations
@@ -16,10 +17,17 @@ from common.events import Outbox, envelope
 
 
 def id_after(previous: ObjectId | None) -> ObjectId:
+    """A fresh ObjectId, or, when that would sort before ``previous``, one second after it.
+
+    The bumped id keeps this process's random bytes and counter from the fresh id, so it
+    is as unique as the fresh one (``previous + 1`` would be the next id its own process
+    makes, for another workspace).
+    """
     fresh = ObjectId()
     if previous is None or fresh > previous:
         return fresh
-    return ObjectId((int.from_bytes(previous.binary, "big") + 1).to_bytes(12, "big"))
+    seconds = int.from_bytes(previous.binary[:4], "big") + 1
+    return ObjectId(seconds.to_bytes(4, "big") + fresh.binary[4:])
 
 
 class OrderedOutbox(Outbox):

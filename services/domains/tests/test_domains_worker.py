@@ -92,8 +92,12 @@ def test_status_changes_are_published_in_order(stack, workspace, zone, domain):
         wait_for(removed_seen, timeout=30, what="domain.removed")
     finally:
         consumer.close()
-    assert [e["type"] for e in events] == ["domain.pending", "domain.verified", "domain.removed"]
+    # Normally exactly pending, verified, removed; a very slow run may add failed/pending
+    # in between (the 5 s pending timeout), so check the order, not the count.
+    types = [e["type"] for e in events]
+    assert types[0] == "domain.pending" and types[-2:] == ["domain.verified", "domain.removed"], types
     assert all(set(e) == {"id", "type", "timestamp", "workspace", "data"} for e in events)
-    assert [e["data"]["status"] for e in events] == ["pending", "verified", "none"]
+    assert [e["data"]["status"] for e in events] == [t.removeprefix("domain.").replace("removed", "none") for t in types]
     assert all(e["data"]["domain"] == domain for e in events)
-    assert events[1]["data"]["verifiedAt"] is not None and events[1]["data"]["records"] == config["records"]
+    assert events[-2]["data"]["verifiedAt"] is not None and events[-2]["data"]["records"] == config["records"]
+    assert events[-1]["data"]["records"] == [] and events[-1]["data"]["verifiedAt"] is None
