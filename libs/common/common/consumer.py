@@ -42,10 +42,8 @@ class ConsumerRunner:
                 if consumer is None:
                     consumer = make_consumer(self.settings, self.group, sorted(self.handlers))
                 batch = consumer.poll(timeout_ms=500)
-                for records in batch.values():
-                    for record in records:
-                        self.handle(record.topic, record.value)
                 if batch:
+                    self.handle_records([record for records in batch.values() for record in records])
                     consumer.commit()
                 backoff = 0.5
             except (KafkaError, PyMongoError) as ex:
@@ -58,6 +56,12 @@ class ConsumerRunner:
                 backoff = min(backoff * 2, 10.0)
         if consumer is not None:
             _close(consumer)
+
+    def handle_records(self, records: list) -> None:
+        """Handle one poll's records (Kafka ConsumerRecords) before their offsets are committed.
+        Subclasses may handle them together (e.g. one database write per poll)."""
+        for record in records:
+            self.handle(record.topic, record.value)
 
     def handle(self, topic: str, raw: bytes) -> None:
         try:

@@ -51,18 +51,19 @@ class DeliveryStore:
 
     # -- recording -------------------------------------------------------------------
 
-    def record(self, event: dict, endpoints: list[dict], claimed: int, token: str, lease: float) -> list[dict]:
-        """Store one delivery per endpoint; the first ``claimed`` are leased to ``token`` (the
-        caller attempts them at once), the rest are due now for any dispatcher. Returns the
-        claimed ones that were new (a replayed event adds nothing)."""
-        at = now()
-        body = payload(event["type"], event["timestamp"], event.get("data") or {})
-        docs = [
-            new_delivery(e, event["id"], body, at + timedelta(seconds=lease) if i < claimed else at, token if i < claimed else None)
-            for i, e in enumerate(endpoints)
-        ]
-        if not docs:
+    def record(self, pairs: list[tuple[dict, dict]], claimed: int, token: str, lease: float) -> list[dict]:
+        """Store one delivery per (event, endpoint) pair, in one write. The first ``claimed``
+        are leased to ``token`` (the caller attempts them at once); the rest are due now for
+        any dispatcher. Returns the leased ones that are new (a replayed event adds nothing)."""
+        if not pairs:
             return []
+        at = now()
+        docs = []
+        for i, (event, endpoint) in enumerate(pairs):
+            body = payload(event["type"], event["timestamp"], event.get("data") or {})
+            leased = i < claimed
+            due = at + timedelta(seconds=lease) if leased else at
+            docs.append(new_delivery(endpoint, event["id"], body, due, token if leased else None))
         try:
             self.deliveries.insert_many(docs, ordered=False)
             duplicates = set()

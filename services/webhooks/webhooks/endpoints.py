@@ -27,8 +27,11 @@ def active_keys(endpoint: dict, at: datetime) -> list[str]:
     return [s["key"] for s in endpoint.get("secrets", []) if s.get("expiresAt") is None or s["expiresAt"] > at]
 
 
-def subscribes(endpoint: dict, type_: str) -> bool:
-    return not endpoint.get("events") or type_ in endpoint["events"]
+def subscribes(endpoint: dict, type_: str, happened_at: datetime) -> bool:
+    """Whether the endpoint takes this event: its type is subscribed, and the endpoint existed
+    when it happened (so a new endpoint is not flooded with events replayed from Kafka)."""
+    wanted = not endpoint.get("events") or type_ in endpoint["events"]
+    return wanted and _aware(endpoint["createdAt"]) <= happened_at
 
 
 class EndpointService:
@@ -142,11 +145,12 @@ class EndpointService:
 
     # -- what the dispatcher uses -------------------------------------------------------
 
-    def subscribed(self, slug: str, type_: str, happened_at: datetime) -> list[dict]:
-        """Enabled endpoints of ``slug`` that take ``type_`` and existed when it happened
-        (so a new endpoint is not flooded with events replayed from Kafka)."""
-        found = self.endpoints.find({"workspace": slug, "disabled": False})
-        return [e for e in found if subscribes(e, type_) and _aware(e["createdAt"]) <= happened_at]
+    def enabled_in(self, workspaces: list[str]) -> dict[str, list[dict]]:
+        """The enabled endpoints of these workspaces, by workspace (one query)."""
+        found: dict[str, list[dict]] = {}
+        for e in self.endpoints.find({"workspace": {"$in": workspaces}, "disabled": False}):
+            found.setdefault(e["workspace"], []).append(e)
+        return found
 
     def by_ids(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
         return {e["_id"]: e for e in self.endpoints.find({"_id": {"$in": list(set(ids))}})}

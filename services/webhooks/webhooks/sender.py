@@ -14,6 +14,7 @@ import os
 import queue
 import socket
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from webhooks.schedule import next_delay
 from webhooks.signing import body_bytes, signed_headers
 
 log = logging.getLogger(__name__)
+
+LINGER = 0.02  # seconds: outcomes that end close together are written in one bulk write
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Sender:
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.wake = threading.Event()
         self._inflight = 0
+        self._more_due = False
         self._lock = threading.Lock()
 
     # -- slots ---------------------------------------------------------------------------
@@ -73,25 +77,44 @@ class Sender:
         """Attempt a delivery this process holds the lease of (its slot is reserved)."""
         self.pool.submit(self._attempt, delivery, endpoint)
 
+    def overflowed(self) -> None:
+        """The recorder stored deliveries due now that it had no slots for: claim them soon."""
+        self._more_due = True
+        self.wake.set()
+
     # -- the loop ------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
+        """Write outcomes, claim due deliveries when slots are free, sleep until woken.
+
+        Due deliveries are looked for every WEBHOOK_POLL_SECONDS, and at once while the last
+        claim came back full or the recorder overflowed; attempts that end wake the loop,
+        which waits LINGER to write their outcomes together.
+        """
+        next_poll = 0.0
         backoff = 0.5
         while not stop.is_set():
             try:
                 self.flush()
-                claimed = self.claim()
+                if self._more_due or time.monotonic() >= next_poll:
+                    slots = self.reserve(self.capacity)
+                    if slots:
+                        self._more_due = False  # an overflow while claiming sets it again
+                        if self.claim(slots) == slots:
+                            self._more_due = True  # a full claim: more may be due
+                        next_poll = time.monotonic() + self.settings.poll_seconds
                 backoff = 0.5
             except PyMongoError as ex:
-                # Leased deliveries whose results were not written are attempted again after
+                # Leased deliveries whose outcomes are not written are attempted again after
                 # the lease: at-least-once, with the same webhook-id.
                 log.warning("webhook sender: database error %s; retrying in %.1fs", ex, backoff)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 10.0)
                 continue
-            if not claimed:
-                self.wake.wait(self.settings.poll_seconds)
+            timeout = self.settings.poll_seconds if self._more_due else max(0.0, next_poll - time.monotonic())
+            if self.wake.wait(timeout):
                 self.wake.clear()
+                stop.wait(LINGER)
 
     def close(self) -> None:
         """Finish the attempts in flight and record them (call once nothing submits any more)."""
@@ -102,10 +125,8 @@ class Sender:
             log.warning("webhook sender: could not record the last outcomes (%s); they will be retried", ex)
         self.client.close()
 
-    def claim(self) -> int:
-        slots = self.reserve(self.capacity)
-        if slots == 0:
-            return 0
+    def claim(self, slots: int) -> int:
+        """Claim up to ``slots`` due deliveries (the slots are reserved) and start them."""
         try:
             deliveries = self.store.claim_due(slots, self.token, self.settings.lease)
             endpoints = self.endpoints.by_ids([d["endpointId"] for d in deliveries]) if deliveries else {}

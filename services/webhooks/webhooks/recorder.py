@@ -1,0 +1,95 @@
+"""From events to deliveries: the dispatcher's Kafka consumer.
+
+Each poll's events are recorded together: one query for the enabled endpoints of the
+workspaces concerned, one write for all their deliveries, and only then does the consumer
+runner commit the offsets. Recording is idempotent by the unique (endpoint, event) pair, so
+a replayed poll adds nothing. As many deliveries as the sender has free slots for are
+leased to this process and attempted at once; the rest are due now for any dispatcher.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+
+from pymongo.errors import PyMongoError
+
+from common.consumer import ConsumerRunner
+from webhooks import contract
+from webhooks.endpoints import subscribes
+
+log = logging.getLogger(__name__)
+
+
+class Recorder:
+    def __init__(self, context, sender):
+        self.endpoints = context.endpoints
+        self.store = context.deliveries
+        self.lease = context.webhook_settings.lease
+        self.sender = sender
+
+    def on_event(self, event: dict) -> None:
+        self.on_events([event])
+
+    def on_events(self, events: list[dict]) -> None:
+        # Types outside the catalog are internal and never leave the platform; test pings
+        # are made by the API for one endpoint, never taken from a topic.
+        events = [e for e in events if e.get("type") in contract.EVENT_CATALOG and e["type"] != contract.WEBHOOK_TEST]
+        if not events:
+            return
+        by_workspace = self.endpoints.enabled_in(sorted({e["workspace"] for e in events}))
+        pairs = []
+        for event in events:
+            happened = datetime.fromisoformat(event["timestamp"])
+            for endpoint in by_workspace.get(event["workspace"], []):
+                if subscribes(endpoint, event["type"], happened):
+                    pairs.append((event, endpoint))
+        if not pairs:
+            return
+        slots = self.sender.reserve(len(pairs))
+        try:
+            leased = self.store.record(pairs, slots, self.sender.token, self.lease)
+        except BaseException:
+            self.sender.release(slots)
+            raise
+        endpoints = {endpoint["_id"]: endpoint for _, endpoint in pairs}
+        for delivery in leased:
+            self.sender.submit(delivery, endpoints[delivery["endpointId"]])
+        self.sender.release(slots - len(leased))
+        if len(pairs) > slots:
+            self.sender.overflowed()  # the rest is due now: claim it as soon as slots free up
+
+
+class DispatchConsumer(ConsumerRunner):
+    """The platform's consumer runner, recording a whole poll at once.
+
+    If recording a poll fails for another reason than the database, the runner's own
+    one-event-at-a-time path takes over, so a malformed event is retried and parked in the
+    dead-letter topic alone.
+    """
+
+    def __init__(self, settings, db, recorder: Recorder, topics: list[str]):
+        super().__init__(settings, db, contract.CONSUMER_GROUP, {topic: recorder.on_event for topic in topics})
+        self.recorder = recorder
+
+    def handle_records(self, records: list) -> None:
+        decoded, events = [], []
+        for record in records:
+            try:
+                event = json.loads(record.value)
+                if not isinstance(event, dict) or not {"id", "type"} <= event.keys():
+                    raise ValueError("not an event envelope")
+            except (ValueError, TypeError):
+                self.handle(record.topic, record.value)  # parks it
+                continue
+            decoded.append(record)
+            events.append(event)
+        try:
+            self.recorder.on_events(events)
+        except PyMongoError:
+            raise  # the database is down: the runner retries the poll later
+        except Exception:  # noqa: BLE001 - isolate the bad event instead of stalling the partition
+            log.exception("webhook recorder: a poll of %d events failed; handling them one by one", len(events))
+            for record in decoded:
+                self.handle(record.topic, record.value)
