@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -22,6 +24,7 @@ import dns.resolver
 from webhooks.config import WebhookSettings
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+_LOOKUPS = ThreadPoolExecutor(8, thread_name_prefix="dns")  # system-resolver lookups
 
 
 class UrlRefused(ValueError):
@@ -115,8 +118,12 @@ class UrlPolicy:
         return list(dict.fromkeys(addresses))
 
     def _system(self, host: str, port: int) -> list[str]:
+        # getaddrinfo has no timeout of its own: wait for it at most dns_timeout.
+        future = _LOOKUPS.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = future.result(timeout=self.dns_timeout)
+        except FutureTimeout:
+            raise UrlRefused(f"host {host} cannot be resolved (DNS timeout)") from None
         except (socket.gaierror, UnicodeError):
             raise UrlRefused(f"host {host} cannot be resolved") from None
         return [info[4][0].split("%")[0] for info in infos]
