@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from common import auth
 from common.config import Settings
-from common.errors import BadGateway, Forbidden, NotFound, Unauthorized
+from common.errors import BadGateway, Forbidden, NotFound, Unauthorized, Unavailable
 from common.internal import InternalClient
 
 USER_HEADER = "X-Feedback-User"
@@ -68,8 +68,11 @@ class Authenticator:
         )
         if status == 200:
             return auth.Caller(**body)
-        message = body.get("error") if isinstance(body, dict) else None
-        return Refusal(REFUSALS.get(status, BadGateway), message or "authentication failed")
+        message = (body.get("error") if isinstance(body, dict) else None) or "authentication failed"
+        if status not in REFUSALS:
+            # The owner could not decide (e.g. its database is down): pass that on, uncached.
+            raise (Unavailable if status == 503 else BadGateway)(f"cannot verify credentials now: {message}")
+        return Refusal(REFUSALS[status], message)
 
     def _cached(self, key: tuple, compute):
         now = time.monotonic()

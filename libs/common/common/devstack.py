@@ -105,7 +105,12 @@ class LocalStack:
         port = port or free_port()
         self._mongo_port = port
         self.mongodb_uri = f"mongodb://127.0.0.1:{port}/?directConnection=true"
-        self._spawn("mongo", [_bin("secantusd-py"), "--host", "127.0.0.1", "--port", str(port), "--storage-path", self.mongo_storage])
+        argv = [_bin("secantusd-py"), "--host", "127.0.0.1", "--port", str(port), "--storage-path", self.mongo_storage]
+        if self.mongo_storage != ":memory:":
+            # NOTE: SecantusDB does not make a commit durable unless told to; without this a
+            # crash loses acknowledged writes (real MongoDB journals them).
+            argv.append("--sync-on-commit")
+        self._spawn("mongo", argv)
         _wait(lambda: _tcp_open(port), f"MongoDB-compatible server on port {port}")
 
     def start_kafka(self, port: int | None = None) -> None:
@@ -120,8 +125,8 @@ class LocalStack:
     def stop_kafka(self) -> None:
         self.processes.pop("kafka").stop()
 
-    def stop_mongo(self) -> None:
-        self.processes.pop("mongo").stop()
+    def stop_mongo(self, sig=signal.SIGTERM) -> None:
+        self.processes.pop("mongo").stop(sig)
 
     def restart_mongo(self) -> None:
         """Same port, same storage (use a folder, not :memory:, to keep the data)."""

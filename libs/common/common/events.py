@@ -10,6 +10,7 @@ slug, so the events of one workspace stay ordered within their topic.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from bson import ObjectId
@@ -40,8 +41,12 @@ class Outbox:
 
     def add(self, session: ClientSession | None, type_: str, workspace: str, data: dict) -> dict:
         event = envelope(type_, workspace, data)
-        # ObjectId _id keeps insertion order for the relay; the envelope id is what consumers dedupe on.
+        # The relay publishes in ``at`` order. An ObjectId alone would not do: its time part
+        # has whole seconds, and within one second ids of two processes sort by their random
+        # part. Writes to one document serialise in MongoDB (a second writer retries after the
+        # first commits), so nanosecond write times keep such events in commit order.
         self.collection.insert_one(
-            {"_id": ObjectId(), "topic": self.topic, "key": workspace, "event": event}, session=session
+            {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event},
+            session=session,
         )
         return event

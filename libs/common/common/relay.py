@@ -29,6 +29,7 @@ class OutboxRelay:
     def __init__(self, settings: Settings, db, name: str, batch: int = 200, idle_seconds: float = 0.05):
         self.settings = settings
         self.outbox = db[OUTBOX]
+        self.outbox.create_index([("at", 1), ("_id", 1)])
         self.locks = db["locks"]
         self.name = f"outbox-relay:{name}"
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
@@ -57,7 +58,7 @@ class OutboxRelay:
         self._close_producer()
 
     def publish_batch(self) -> int:
-        docs = list(self.outbox.find({}, sort=[("_id", 1)], limit=self.batch))
+        docs = list(self.outbox.find({}, sort=[("at", 1), ("_id", 1)], limit=self.batch))
         if not docs:
             return 0
         if self._producer is None:
