@@ -1,11 +1,10 @@
 """The domains service's collection: one document per workspace that ever set a domain.
 
-The document outlives DELETE (status "none", no domain) so the order of the workspace's
-events keeps its anchor (``lastEventId``). The unique sparse index on ``domain`` is what
+The document outlives DELETE (status "none", no domain). The unique sparse index on ``domain`` is what
 makes "one domain, one workspace" hold under concurrent claims: the second write fails.
 """
 
-from mongoengine import DateTimeField, Document, IntField, ListField, ObjectIdField, StringField
+from mongoengine import DateTimeField, Document, IntField, ListField, StringField
 
 ALIAS = "domains"
 
@@ -22,7 +21,6 @@ class DomainConfig(Document):
     deadline = DateTimeField(null=True)  # pending/broken until then, failed after
     attempts = IntField(default=0)  # failed checks since pending/broken began (backoff)
     inconclusive = IntField(default=0)  # lookups in a row that got no answer while verified
-    lastEventId = ObjectIdField(null=True)  # outbox id of this workspace's latest event
     updatedAt = DateTimeField()
     meta = {
         "db_alias": ALIAS,

@@ -1,6 +1,6 @@
 """The domains service's logic. Resources validate input and call these methods.
 
-Every status change and its event are written in one transaction (ordered outbox). DNS
+Every status change and its event are written in one transaction (outbox). DNS
 lookups happen outside transactions; their result is applied only to the domain and
 token it was made for, so a check that races a domain change is dropped.
 """
@@ -14,12 +14,12 @@ from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from common.errors import BadRequest, Conflict, NotFound
+from common.events import Outbox
 from common.ids import now
 from domains import contract as c, names, shapes, states
 from domains.config import DomainSettings
 from domains.dns_check import CheckResult, DnsChecker
 from domains.models import DomainConfig
-from domains.outbox import OrderedOutbox
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class DomainService:
         self.store = store
         self.config = config
         self.checker = checker
-        self.outbox = OrderedOutbox(store.db, c.TOPIC)
+        self.outbox = Outbox(store.db, c.TOPIC)
         self.domains = DomainConfig._get_collection()
 
     def shape(self, doc: dict | None) -> dict:
@@ -82,11 +82,11 @@ class DomainService:
             if doc is None or doc.get("status", c.NONE) == c.NONE:
                 return None
             removed = shapes.none(self.config.cname_target, domain=doc["domain"])
-            event_id = self.outbox.add_after(session, doc.get("lastEventId"), c.DOMAIN_REMOVED, slug, removed)
+            self.outbox.add(session, c.DOMAIN_REMOVED, slug, removed)
             self.domains.update_one(
                 {"_id": slug},
                 {"$set": {"status": c.NONE, "errors": [], "verifiedAt": None, "checkedAt": None, "nextCheckAt": None,
-                          "deadline": None, "attempts": 0, "inconclusive": 0, "lastEventId": event_id, "updatedAt": now()},
+                          "deadline": None, "attempts": 0, "inconclusive": 0, "updatedAt": now()},
                  "$unset": {"domain": "", "token": ""}},
                 session=session,
             )
@@ -161,7 +161,7 @@ class DomainService:
         fields = {**fields, "updatedAt": now()}
         if event is not None:
             after = {**(doc or {}), **fields}
-            fields["lastEventId"] = self.outbox.add_after(session, (doc or {}).get("lastEventId"), event, slug, self.shape(after))
+            self.outbox.add(session, event, slug, self.shape(after))
         return self.domains.find_one_and_update(
             {"_id": slug}, {"$set": fields}, upsert=upsert, return_document=ReturnDocument.AFTER, session=session
         )

@@ -8,7 +8,6 @@ from common.errors import BadRequest
 from domains import contract as c, names, states
 from domains.config import DomainSettings, load
 from domains.dns_check import CheckResult
-from domains.outbox import id_after
 
 CONFIG = DomainSettings(check_initial=30, check_max=900, pending_timeout=3600, recheck_interval=600)
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -92,20 +91,6 @@ def test_longest_domain_leaves_room_for_the_txt_record():
     assert len(f"{c.TXT_PREFIX}.{longest}") == names.MAX_NAME
     with pytest.raises(BadRequest):
         names.normalize("e" + longest)
-
-
-def test_event_ids_of_a_workspace_always_increase_and_stay_unique():
-    from bson import ObjectId
-
-    future = ObjectId.from_datetime(datetime(2100, 1, 1, tzinfo=timezone.utc))
-    assert id_after(future) > future, "even when the previous id came from a clock ahead of ours"
-    assert id_after(None) is not None
-    # Another process's id in this second, and the next one that process makes (for another
-    # workspace): ours must sort after the first without taking the second.
-    other = ObjectId(ObjectId().binary[:4] + b"\xff" * 5 + b"\x00\x00\x01")
-    other_next = ObjectId(other.binary[:11] + b"\x02")
-    ours = id_after(other)
-    assert ours > other and ours != other_next
 
 
 def test_settings_default_to_the_public_host():
