@@ -43,7 +43,7 @@ def test_fuzz_every_operation(api, admin_token, stack, tmp_path: Path):
     result = subprocess.run(
         [str(cli), "run", str(schema), "--url", stack.url, "-H", f"Authorization: Bearer {ws.key}",
          "--checks", CHECKS, "--max-examples", "15", "--phases", "examples,coverage,fuzzing",
-         "--exclude-path", "/v1/workspaces", "--seed", "1", "--max-time", "150", "--request-timeout", "10",
+         "--exclude-path", "/v1/workspaces", "--seed", "1", "--max-time", "90", "--request-timeout", "10",
          "--warnings", "off", "--no-color"],
         capture_output=True, text=True, timeout=600,
     )
