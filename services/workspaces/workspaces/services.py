@@ -280,6 +280,9 @@ class WorkspaceService:
 
     def list_changelogs(self, slug: str, drafts: bool, limit: int, offset: int) -> list[dict]:
         self.get(slug)
+        return self._changelogs(slug, drafts, limit, offset)
+
+    def _changelogs(self, slug: str, drafts: bool, limit: int, offset: int) -> list[dict]:
         if drafts:
             query, order = {"workspace": slug}, [("createdAt", -1), ("_id", -1)]
         else:
@@ -297,7 +300,7 @@ class WorkspaceService:
 
     def agent_context(self, slug: str) -> dict:
         doc = self.get(slug)
-        recent = self.list_changelogs(slug, drafts=False, limit=contract.AGENT_CONTEXT_CHANGELOGS, offset=0)
+        recent = self._changelogs(slug, drafts=False, limit=contract.AGENT_CONTEXT_CHANGELOGS, offset=0)
         return {
             "workspace": {"slug": doc["_id"], "name": doc["name"]},
             "brandVoice": doc.get("settings", {}).get("brandVoice", ""),

@@ -1,0 +1,184 @@
+"""The platform's API under load: each endpoint through the gateway and directly, beside the ceiling.
+
+    .venv/bin/python bench/api_bench.py [--posts 10000] [--seconds 6] [--connections 16]
+
+Starts its own platform on the local stand-ins, seeds a workspace with --posts posts, then
+prints, measured in this one run with wrk as its own process:
+- req/s and p50/p99 per endpoint through the gateway and directly from the owning service
+  (direct calls carry the internal signature the gateway would add);
+- the gateway's cost: gateway/direct throughput on GET /branding (one indexed read);
+- per endpoint, MongoDB round trips (pymongo command monitoring in the service) and the
+  stack's own cost: latency through gateway and service minus the time the driver spent
+  waiting on the database for that request (both medians of sequential requests);
+- resident memory (RSS) of every process at rest and after the load.
+The stand-ins are slow Python servers: what is theirs is the database time column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import requests  # noqa: E402
+from pymongo import MongoClient  # noqa: E402
+
+from common import auth  # noqa: E402
+from common.devstack import LocalStack, free_port  # noqa: E402
+from common.testing import Api, create_workspace, wait_for  # noqa: E402
+from harness import machine, start_ceiling, wrk  # noqa: E402
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants (a gunicorn master and workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += children.get(p, [])
+        try:
+            for line in open(f"/proc/{p}/status"):
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def seed(platform: LocalStack, slug: str, board_id: str, count: int) -> None:
+    """Write posts straight into the posts database with the service's own document builder."""
+    from posts.service import build_post
+
+    caller = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
+    posts = MongoClient(platform.mongodb_uri)["feedback_posts"]["posts"]
+    batch = []
+    for i in range(count):
+        batch.append(build_post(slug, board_id, f"Idea number {i}: improve area {i % 97}", "Seeded by the benchmark", "open", caller))
+        if len(batch) == 1000:
+            posts.insert_many(batch)
+            batch = []
+    if batch:
+        posts.insert_many(batch)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--posts", type=int, default=10_000)
+    parser.add_argument("--seconds", type=int, default=6)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    ceiling_port = free_port()
+    ceiling = start_ceiling(ceiling_port)
+    with tempfile.TemporaryDirectory() as logs, LocalStack(log_dir=Path(logs)) as platform:
+        api = Api(platform.url)
+        ws = create_workspace(api, platform.admin_token)
+        ws.settings(anonVote=True)
+        board = ws.board("features", "Features")
+        post = wait_for(lambda: _post(api, ws), what="the posts read model")
+        seed(platform, ws.slug, board["id"], args.posts)
+        rest = {name: rss_mb(p.popen.pid) for name, p in platform.processes.items()}
+
+        manager = auth.Caller(kind=auth.MANAGER, workspace=ws.slug, key_id="bench")
+        anonymous = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:bench")
+        p = f"/v1/workspaces/{ws.slug}"
+        endpoints = [
+            # name, service, method, path, body, gateway credentials, direct caller, rotate voters
+            ("GET /branding", "workspaces", "GET", f"{p}/branding", None, {}, anonymous, False),
+            ("GET /posts?limit=20", "posts", "GET", f"{p}/posts?limit=20", None, {}, anonymous, False),
+            ("GET /posts/{id}", "posts", "GET", f"{p}/posts/{post['id']}", None, {}, anonymous, False),
+            ("POST /posts", "posts", "POST", f"{p}/posts", {"boardSlug": "features", "title": "Load", "content": "From wrk"},
+             {"Authorization": f"Bearer {ws.key}"}, manager, False),
+            ("POST /posts/{id}/vote", "posts", "POST", f"{p}/posts/{post['id']}/vote", None, {}, None, True),
+            ("POST /posts/{id}/comments", "posts", "POST", f"{p}/posts/{post['id']}/comments", {"content": "Me too"},
+             {"Authorization": f"Bearer {ws.key}"}, manager, False),
+            ("GET /roadmap", "posts", "GET", f"{p}/roadmap", None, {}, anonymous, False),
+            ("GET /agent-context", "workspaces", "GET", f"{p}/agent-context", None, {"Authorization": f"Bearer {ws.key}"}, manager, False),
+        ]
+        _wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
+        ceiling_load = wrk(f"http://127.0.0.1:{ceiling_port}/hello", seconds=args.seconds, connections=args.connections)
+        rows, costs = [], []
+        for name, service, method, path, body, gw_headers, caller, rotate in endpoints:
+            body_text = json.dumps(body) if body else None
+            json_headers = {"Content-Type": "application/json"} if body else {}
+            bare_path = path.split("?")[0]
+            if rotate:  # a new anonymous voter per request
+                voters = [f"voter-{uuid.uuid4().hex}" for _ in range(3000)]
+                gw_rotating = [{"X-Feedback-Anonymous-Id": v} for v in voters]
+                direct_rotating = [auth.signed_headers(platform.internal_secret, method, bare_path,
+                                                       auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{v}")) for v in voters]
+                direct_headers = {}
+            else:
+                gw_rotating = direct_rotating = None
+                direct_headers = auth.signed_headers(platform.internal_secret, method, bare_path, caller)
+            run = dict(seconds=args.seconds, connections=args.connections, method=method, body=body_text)
+            through = wrk(platform.url + path, headers={**gw_headers, **json_headers}, rotating=gw_rotating, **run)
+            direct = wrk(platform.service_url(service) + path, headers={**direct_headers, **json_headers}, rotating=direct_rotating, **run)
+            rows.append((name, through, direct))
+            costs.append((name, *_own_cost(platform, service, method, path, body, gw_headers, direct_headers, direct_rotating)))
+        loaded = {name: rss_mb(p.popen.pid) for name, p in platform.processes.items()}
+    ceiling.terminate()
+
+    print(f"\nposts in the workspace: {args.posts}; wrk {args.connections} connections, {args.seconds}s per run")
+    print(f"ceiling (trivial Falcon JSON, same gunicorn settings): {ceiling_load}")
+    print(f"\n{'endpoint':28} {'through the gateway':58} directly from the service")
+    for name, through, direct in rows:
+        print(f"{name:28} {str(through):58} {direct}")
+    branding = rows[0]
+    print(f"\ngateway cost on GET /branding: gateway/direct throughput = {branding[1].rps / branding[2].rps:.2f} (target >= 0.9)")
+    print(f"\n{'endpoint':28} {'round trips':>11} {'latency p50':>12} {'db time p50':>12} {'own cost p50':>13}")
+    for name, trips, latency, db_time in costs:
+        print(f"{name:28} {trips:>11} {latency:>10.2f}ms {db_time:>10.2f}ms {latency - db_time:>11.2f}ms")
+    print(f"\n{'process':22} {'RSS at rest':>12} {'RSS after load':>15}")
+    for name in rest:
+        print(f"{name:22} {rest[name]:>10.0f}MB {loaded.get(name, 0):>13.0f}MB")
+
+
+def _own_cost(platform, service, method, path, body, gw_headers, direct_headers, rotating, samples: int = 30):
+    """(round trips, p50 latency through the gateway, p50 database time) of sequential requests."""
+    session = requests.Session()
+    latencies, db_times, trips = [], [], []
+    for i in range(samples):
+        headers = {**(rotating[i] if rotating else direct_headers)}
+        r = session.request(method, platform.service_url(service) + path, json=body, headers=headers, timeout=30)
+        trips.append(int(r.headers.get("X-Db-Round-Trips", -1)))
+        db_times.append(float(r.headers.get("X-Db-Time-Ms", 0)))
+        gw = {**gw_headers, **({"X-Feedback-Anonymous-Id": uuid.uuid4().hex} if rotating else {})}
+        t = time.perf_counter()
+        session.request(method, platform.url + path, json=body, headers=gw, timeout=30)
+        latencies.append((time.perf_counter() - t) * 1000)
+    return statistics.median(trips), statistics.median(latencies), statistics.median(db_times)
+
+
+def _post(api, ws):
+    r = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": "features", "title": "The hot post", "content": "Vote here"})
+    return r.json() if r.status_code == 201 else None
+
+
+def _wait_up(url: str) -> None:
+    for _ in range(100):
+        try:
+            if requests.get(url, timeout=1).ok:
+                return
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up")
+
+
+if __name__ == "__main__":
+    main()
