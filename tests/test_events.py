@@ -44,29 +44,48 @@ def test_workspace_changes_are_published(stack, api, workspace):
 
 @pytest.mark.reliability
 def test_writes_succeed_while_kafka_is_down_and_events_follow(tmp_path):
-    """Its own platform, because it stops the broker."""
+    """Its own platform, because it stops the broker: settings, posts, votes and comments are
+    written while Kafka is down; every event arrives once it is back, in order."""
     with LocalStack(log_dir=tmp_path) as platform:
         api = Api(platform.url)
         ws = create_workspace(api, platform.admin_token)
+        ws.board("features", "Features")
+        voters = [ws.user_token(f"voter-{i}") for i in range(5)]
         platform.stop_kafka()
+
         colours = ["#000001", "#000002", "#000003", "#000004", "#000005"]
         for colour in colours:
             r = api.patch(f"{ws.path}/settings", key=ws.key, json={"primaryColor": colour, "anonSubmit": colour == colours[-1]})
             assert r.status_code == 200, r.text
-        outbox = MongoClient(platform.mongodb_uri)["feedback_workspaces"]["outbox"]
-        assert outbox.count_documents({"key": ws.slug}) >= len(colours), "events wait in the outbox"
+        r = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": "features", "title": "Offline post", "content": "x"})
+        assert r.status_code == 201, r.text
+        post_id = r.json()["id"]
+        for token in voters:
+            assert api.post(f"{ws.path}/posts/{post_id}/vote", user=token).status_code in (200, 201)
+        assert api.post(f"{ws.path}/posts/{post_id}/comments", user=voters[0], json={"content": "Still works"}).status_code == 201
+        pending = sum(MongoClient(platform.mongodb_uri)[db]["outbox"].count_documents({"key": ws.slug})
+                      for db in ("feedback_workspaces", "feedback_posts"))
+        assert pending >= len(colours) + 1 + len(voters) + 1, "events wait in the outboxes"
 
         platform.start_kafka()  # same port, empty broker
         settings = Settings(kafka_bootstrap_servers=platform.kafka_bootstrap)
 
-        def all_updates(events):
-            return len([e for e in events if e["workspace"] == ws.slug and e["type"] == "workspace.updated"]) >= len(colours)
+        def mine(events, kind):
+            return [e for e in events if e["workspace"] == ws.slug and e["type"] == kind]
 
-        events = [e for e in read_events(settings, "feedback.workspaces", all_updates, timeout=60) if e["workspace"] == ws.slug]
-        versions = [e["data"]["version"] for e in events if e["type"] == "workspace.updated"]
+        events = read_events(settings, "feedback.workspaces", lambda ev: len(mine(ev, "workspace.updated")) >= len(colours), timeout=60)
+        versions = [e["data"]["version"] for e in mine(events, "workspace.updated")]
         assert versions == sorted(versions) and len(set(versions)) == len(colours), "in order, none lost"
-        assert events[-1]["data"]["anonSubmit"] is True
-        wait_for(lambda: outbox.count_documents({"key": ws.slug}) == 0, what="the outbox to drain")
+        assert mine(events, "workspace.updated")[-1]["data"]["anonSubmit"] is True
+
+        def all_posts_events(ev):
+            return mine(ev, "post.created") and len(mine(ev, "vote.created")) >= len(voters) and mine(ev, "comment.created")
+
+        events = read_events(settings, "feedback.posts", all_posts_events, timeout=60)
+        assert len({e["id"] for e in mine(events, "vote.created")}) == len(voters)
+        for db in ("feedback_workspaces", "feedback_posts"):
+            outbox = MongoClient(platform.mongodb_uri)[db]["outbox"]
+            wait_for(lambda: outbox.count_documents({"key": ws.slug}) == 0, what=f"the {db} outbox to drain")
 
 
 def test_consumer_handles_each_event_once(stack):
