@@ -74,7 +74,7 @@ class CommentService:
         query: dict = {"postId": post["_id"]}
         if not access.is_manager(caller, slug):
             query["isPrivate"] = False
-        docs = self.repo.comments.find(query, sort=[("path", 1)], skip=offset, limit=limit)
+        docs = self.repo.comments.find(query, sort=[("path", 1)], skip=offset, limit=limit, batch_size=limit)
         return [shapes.comment(d) for d in docs]
 
     def _parent(self, caller: auth.Caller, slug: str, post_oid: ObjectId, parent_id: str | None) -> dict | None:

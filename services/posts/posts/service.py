@@ -262,6 +262,7 @@ class PostService:
             {"workspace": slug, "terms": {"$in": terms}},
             projection={"terms": 1, "titleTerms": 1, "listed": 1, "mergedInto": 1, "boardId": 1},
             limit=self.repo.config.search_candidates,
+            batch_size=self.repo.config.search_candidates,  # one round trip, no getMore
         )
         manager = access.is_manager(caller, slug)
         candidates = [
@@ -299,6 +300,7 @@ class PostService:
                     projection={"title": 1, "voteCount": 1},
                     sort=[("voteCount", -1), ("_id", -1)],
                     limit=limit,
+                    batch_size=limit,
                 )
             columns.append({"status": ws.status_shape(status["slug"]), "items": [shapes.roadmap_item(d) for d in docs]})
         return {"columns": columns}

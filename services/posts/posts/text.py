@@ -102,11 +102,15 @@ def _word_concepts(s: str) -> set[str]:
     return found
 
 
-def concepts(stems: list[str]) -> set[str]:
+def concepts(words: list[str]) -> set[str]:
+    """Concepts of a text's words: single significant words, and adjacent pairs of any
+    words (so "log in" counts, but "them" alone is not a "theme")."""
     _, pairs, _ = _concept_table()
+    stems = [stem(w) for w in words]
     found: set[str] = set()
     for i, s in enumerate(stems):
-        found |= _word_concepts(s)
+        if words[i] not in STOPWORDS:
+            found |= _word_concepts(s)
         if i + 1 < len(stems):
             found |= pairs.get((s, stems[i + 1]), set())
     return found
@@ -114,9 +118,9 @@ def concepts(stems: list[str]) -> set[str]:
 
 def features(text: str) -> set[str]:
     """The scored features of ``text``: ``w:`` stems and ``c:`` concepts."""
-    every = [stem(t) for t in tokens(text)]
-    significant = {s for t, s in zip(tokens(text), every) if t not in STOPWORDS and len(s) > 1}
-    return {f"w:{s}" for s in significant} | {f"c:{c}" for c in concepts(every)}
+    words = tokens(text)
+    significant = {stem(t) for t in words if t not in STOPWORDS}
+    return {f"w:{s}" for s in significant if len(s) > 1} | {f"c:{c}" for c in concepts(words)}
 
 
 def index_terms(title: str, content: str) -> tuple[list[str], list[str]]:
@@ -149,7 +153,7 @@ def trigrams(fs) -> set[str]:
 
 
 # Weights of the feature kinds, and of terms found only in a post's content.
-WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF = 1.0, 1.2, 0.15, 0.35, 2.0
+WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF, MAX_IDF = 1.0, 2.0, 0.15, 0.35, 2.0, 6.0
 
 
 class Scorer:
@@ -161,7 +165,8 @@ class Scorer:
         self.query = features(q)
         n = max(len(candidates), 1)
         df = Counter(f for c in candidates for f in set(c.get("terms", ())) & self.query)
-        self.idf = {f: 1.0 + math.log(n / df[f]) if df[f] else 1.0 + math.log(n) for f in self.query}
+        # Capped, so one rare word cannot drown every shared concept.
+        self.idf = {f: min(MAX_IDF, 1.0 + math.log(1 + n / max(df[f], 1))) for f in self.query}
         self.q_vec = {f: _kind(f) * self.idf[f] for f in self.query}
         self.q_vec.update({g: GRAM for g in trigrams(self.query)})
         self.q_norm = math.sqrt(sum(w * w for w in self.q_vec.values())) or 1.0
