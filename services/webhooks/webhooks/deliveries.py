@@ -51,19 +51,17 @@ class DeliveryStore:
 
     # -- recording -------------------------------------------------------------------
 
-    def record(self, pairs: list[tuple[dict, dict]], claimed: int, token: str, lease: float) -> list[dict]:
-        """Store one delivery per (event, endpoint) pair, in one write. The first ``claimed``
-        are leased to ``token`` (the caller attempts them at once); the rest are due now for
-        any dispatcher. Returns the leased ones that are new (a replayed event adds nothing)."""
+    def record(self, pairs: list[tuple[dict, dict]], token: str, leases: list[float]) -> list[dict]:
+        """Store one delivery per (event, endpoint) pair in one write, each leased to ``token``
+        for its number of seconds (the caller attempts them). Returns the new ones: a
+        replayed event adds nothing."""
         if not pairs:
             return []
         at = now()
         docs = []
-        for i, (event, endpoint) in enumerate(pairs):
+        for (event, endpoint), lease in zip(pairs, leases):
             body = payload(event["type"], event["timestamp"], event.get("data") or {})
-            leased = i < claimed
-            due = at + timedelta(seconds=lease) if leased else at
-            docs.append(new_delivery(endpoint, event["id"], body, due, token if leased else None))
+            docs.append(new_delivery(endpoint, event["id"], body, at + timedelta(seconds=lease), token))
         try:
             self.deliveries.insert_many(docs, ordered=False)
             duplicates = set()
@@ -72,7 +70,7 @@ class DeliveryStore:
             if any(e.get("code") != DUPLICATE_KEY for e in errors):
                 raise
             duplicates = {e["index"] for e in errors}
-        return [d for i, d in enumerate(docs) if i < claimed and i not in duplicates]
+        return [d for i, d in enumerate(docs) if i not in duplicates]
 
     def ping(self, endpoint: dict) -> dict:
         """A ``webhook.test`` delivery for one endpoint, due now."""
@@ -92,6 +90,9 @@ class DeliveryStore:
         """Lease up to ``limit`` due deliveries to ``token``; return those this call won."""
         at = now()
         due = {"status": contract.PENDING, "nextAttemptAt": {"$lte": at}}
+        # NOTE: SecantusDB sorts in memory and does not stop at the limit, so this costs in
+        # proportion to the due deliveries; dispatchers keep that set small by leasing what
+        # they record to themselves. Real MongoDB walks the index and stops at the limit.
         ids = [d["_id"] for d in self.deliveries.find(due, projection={"_id": 1}, sort=[("nextAttemptAt", 1)], limit=limit)]
         if not ids:
             return []
@@ -99,6 +100,14 @@ class DeliveryStore:
             {"_id": {"$in": ids}, **due}, {"$set": {"nextAttemptAt": at + timedelta(seconds=lease), "claim": token}}
         )
         return list(self.deliveries.find({"_id": {"$in": ids}, "claim": token, "status": contract.PENDING}))
+
+    def release(self, ids: list[ObjectId], token: str) -> None:
+        """Give leased deliveries back: due now, for any dispatcher."""
+        if ids:
+            self.deliveries.update_many(
+                {"_id": {"$in": ids}, "claim": token, "status": contract.PENDING},
+                {"$set": {"nextAttemptAt": now(), "claim": None}},
+            )
 
     def apply(self, updates: list[UpdateOne]) -> None:
         if updates:

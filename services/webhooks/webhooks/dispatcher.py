@@ -27,8 +27,8 @@ def event_topics() -> list[str]:
 def run_dispatcher(context, stop: threading.Event) -> None:
     topics = event_topics()
     sender = Sender(context)
-    runner = DispatchConsumer(context.settings, context.store.db, Recorder(context, sender), topics)
     consumer_stop = threading.Event()
+    runner = DispatchConsumer(context.settings, context.store.db, Recorder(context, sender, consumer_stop), topics)
     consumer = threading.Thread(
         target=supervise, args=("webhooks.dispatcher.consumer", runner.run, consumer_stop), name="consumer", daemon=True
     )

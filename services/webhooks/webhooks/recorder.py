@@ -3,8 +3,8 @@
 Each poll's events are recorded together: one query for the enabled endpoints of the
 workspaces concerned, one write for all their deliveries, and only then does the consumer
 runner commit the offsets. Recording is idempotent by the unique (endpoint, event) pair, so
-a replayed poll adds nothing. As many deliveries as the sender has free slots for are
-leased to this process and attempted at once; the rest are due now for any dispatcher.
+a replayed poll adds nothing. The deliveries are leased to this process and queued for its
+sender; the consumer polls again once that queue is short (backpressure).
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from webhooks.endpoints import subscribes
 
 log = logging.getLogger(__name__)
 
+BACKLOG_FACTOR = 2  # the recorder waits while more than this many times WEBHOOK_CONCURRENCY are queued
+
 
 class Recorder:
-    def __init__(self, context, sender):
+    def __init__(self, context, sender, stop):
         self.endpoints = context.endpoints
         self.store = context.deliveries
-        self.lease = context.webhook_settings.lease
         self.sender = sender
+        self.stop = stop
 
     def on_event(self, event: dict) -> None:
         self.on_events([event])
@@ -47,18 +49,14 @@ class Recorder:
                     pairs.append((event, endpoint))
         if not pairs:
             return
-        slots = self.sender.reserve(len(pairs))
-        try:
-            leased = self.store.record(pairs, slots, self.sender.token, self.lease)
-        except BaseException:
-            self.sender.release(slots)
-            raise
+        ahead = self.sender.backlog()
+        leases = [self.sender.lease_for(ahead + i) for i in range(len(pairs))]
         endpoints = {endpoint["_id"]: endpoint for _, endpoint in pairs}
-        for delivery in leased:
-            self.sender.submit(delivery, endpoints[delivery["endpointId"]])
-        self.sender.release(slots - len(leased))
-        if len(pairs) > slots:
-            self.sender.overflowed()  # the rest is due now: claim it as soon as slots free up
+        for delivery in self.store.record(pairs, self.sender.token, leases):
+            self.sender.enqueue(delivery, endpoints[delivery["endpointId"]])
+        # Backpressure: poll Kafka again only once the local queue is short, so leases stay
+        # short and a busy dispatcher leaves the next events to the others in its group.
+        self.sender.wait_below(BACKLOG_FACTOR * self.sender.capacity, self.stop)
 
 
 class DispatchConsumer(ConsumerRunner):

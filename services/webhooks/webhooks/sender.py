@@ -1,10 +1,9 @@
 """The sender: attempts deliveries with a pool of threads and records every outcome.
 
-Work arrives two ways: the recorder hands over deliveries it has just stored already
-leased to this process (the fast path, no extra query), and the loop claims due ones from
-MongoDB (retries, test pings, resends, overflow from a busy dispatcher, leases of a dead
-one). At most WEBHOOK_CONCURRENCY attempts are in flight per process; outcomes are written
-back in bulk by the loop.
+Work arrives two ways: the recorder hands over the deliveries it has just stored, already
+leased to this process (no extra query), and the loop claims due ones from MongoDB while
+workers are idle (retries, test pings, resends, the leases of a dead dispatcher).
+WEBHOOK_CONCURRENCY threads attempt deliveries; outcomes are written back in bulk.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import socket
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -51,58 +49,69 @@ class Sender:
         self.client = context.client
         self.token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.capacity = self.settings.concurrency
-        self.pool = ThreadPoolExecutor(self.capacity, thread_name_prefix="webhook-send")
+        self.queue: queue.Queue = queue.Queue()  # (delivery, endpoint) leased to this process
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
-        self.wake = threading.Event()
-        self._inflight = 0
+        self.wake = threading.Event()  # an attempt ended
+        self._busy = 0
         self._more_due = False
         self._lock = threading.Lock()
+        self._workers = [
+            threading.Thread(target=self._work, name=f"webhook-send-{i}", daemon=True) for i in range(self.capacity)
+        ]
+        for worker in self._workers:
+            worker.start()
 
-    # -- slots ---------------------------------------------------------------------------
+    # -- local work ------------------------------------------------------------------------
 
-    def reserve(self, wanted: int) -> int:
-        """Reserve up to ``wanted`` attempt slots; return how many were granted."""
+    def backlog(self) -> int:
+        """Deliveries leased to this process and not finished: queued or being attempted."""
         with self._lock:
-            granted = max(0, min(wanted, self.capacity - self._inflight))
-            self._inflight += granted
-            return granted
+            return self.queue.qsize() + self._busy
 
-    def release(self, count: int) -> None:
-        if count > 0:
+    def lease_for(self, position: int) -> float:
+        """A lease long enough for the attempts queued ahead, even if every one timed out."""
+        return self.settings.lease + (position // self.capacity) * self.settings.timeout
+
+    def enqueue(self, delivery: dict, endpoint: dict) -> None:
+        self.queue.put((delivery, endpoint))
+
+    def wait_below(self, limit: int, stop: threading.Event) -> None:
+        """Block until at most ``limit`` deliveries are queued or under way (backpressure)."""
+        while self.backlog() > limit and not stop.is_set():
+            self.wake.wait(0.05)
+
+    def _work(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
             with self._lock:
-                self._inflight -= count
-            self.wake.set()
-
-    def submit(self, delivery: dict, endpoint: dict) -> None:
-        """Attempt a delivery this process holds the lease of (its slot is reserved)."""
-        self.pool.submit(self._attempt, delivery, endpoint)
-
-    def overflowed(self) -> None:
-        """The recorder stored deliveries due now that it had no slots for: claim them soon."""
-        self._more_due = True
-        self.wake.set()
+                self._busy += 1
+            try:
+                self._attempt(*item)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                self.wake.set()
 
     # -- the loop ------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
-        """Write outcomes, claim due deliveries when slots are free, sleep until woken.
+        """Write outcomes, claim due deliveries while workers are idle, sleep until woken.
 
         Due deliveries are looked for every WEBHOOK_POLL_SECONDS, and at once while the last
-        claim came back full or the recorder overflowed; attempts that end wake the loop,
-        which waits LINGER to write their outcomes together.
+        claim came back full; attempts that end wake the loop, which waits LINGER to write
+        their outcomes together.
         """
         next_poll = 0.0
         backoff = 0.5
         while not stop.is_set():
             try:
                 self.flush()
-                if self._more_due or time.monotonic() >= next_poll:
-                    slots = self.reserve(self.capacity)
-                    if slots:
-                        self._more_due = False  # an overflow while claiming sets it again
-                        if self.claim(slots) == slots:
-                            self._more_due = True  # a full claim: more may be due
-                        next_poll = time.monotonic() + self.settings.poll_seconds
+                idle = self.capacity - self.backlog()
+                if idle > 0 and (self._more_due or time.monotonic() >= next_poll):
+                    self._more_due = self.claim(idle) == idle  # a full claim: more may be due
+                    next_poll = time.monotonic() + self.settings.poll_seconds
                 backoff = 0.5
             except PyMongoError as ex:
                 # Leased deliveries whose outcomes are not written are attempted again after
@@ -117,30 +126,40 @@ class Sender:
                 stop.wait(LINGER)
 
     def close(self) -> None:
-        """Finish the attempts in flight and record them (call once nothing submits any more)."""
-        self.pool.shutdown(wait=True)
+        """Give back what is queued, finish the attempts under way and record them.
+        Call once nothing enqueues any more."""
+        unstarted = []
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                unstarted.append(item[0]["_id"])
+        for _ in self._workers:
+            self.queue.put(None)
+        for worker in self._workers:
+            worker.join(timeout=self.settings.timeout + 5)
         try:
+            self.store.release(unstarted, self.token)  # due now again, for any dispatcher
             self.flush()
         except PyMongoError as ex:
             log.warning("webhook sender: could not record the last outcomes (%s); they will be retried", ex)
         self.client.close()
 
-    def claim(self, slots: int) -> int:
-        """Claim up to ``slots`` due deliveries (the slots are reserved) and start them."""
-        try:
-            deliveries = self.store.claim_due(slots, self.token, self.settings.lease)
-            endpoints = self.endpoints.by_ids([d["endpointId"] for d in deliveries]) if deliveries else {}
-        except BaseException:
-            self.release(slots)
-            raise
+    def claim(self, limit: int) -> int:
+        """Claim up to ``limit`` due deliveries and queue them; return how many were claimed."""
+        deliveries = self.store.claim_due(limit, self.token, self.settings.lease)
+        if not deliveries:
+            return 0
+        endpoints = self.endpoints.by_ids([d["endpointId"] for d in deliveries])
         cancelled = []
         for d in deliveries:
             endpoint = endpoints.get(d["endpointId"])
             if endpoint is None or endpoint.get("disabled"):
                 cancelled.append(d)
             else:
-                self.submit(d, endpoint)
-        self.release(slots - len(deliveries) + len(cancelled))
+                self.enqueue(d, endpoint)
         self.store.apply([self._cancel(d) for d in cancelled])
         return len(deliveries)
 
@@ -154,7 +173,6 @@ class Sender:
             log.exception("webhook sender: attempt of %s failed unexpectedly", delivery["_id"])
             response = Response(None, f"internal error: {ex.__class__.__name__}", 0)
         self.results.put(Outcome(delivery, endpoint, response, now()))
-        self.release(1)
 
     # -- outcomes ------------------------------------------------------------------------
 
