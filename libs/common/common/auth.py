@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from common.errors import Forbidden, Unauthorized
 
@@ -39,7 +39,8 @@ class Caller:
         return self.kind == ADMIN or (self.kind == MANAGER and self.workspace == slug)
 
     def to_header(self) -> str:
-        return json.dumps({k: v for k, v in asdict(self).items() if v is not None}, separators=(",", ":"))
+        fields = ((name, getattr(self, name)) for name in self.__dataclass_fields__)
+        return json.dumps({k: v for k, v in fields if v is not None}, separators=(",", ":"))
 
     @classmethod
     def from_header(cls, value: str) -> "Caller":

@@ -7,7 +7,7 @@ workspaces service who a credential belongs to. Each call says why in its own mo
 from __future__ import annotations
 
 import json
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import urllib3
 
@@ -22,12 +22,17 @@ PATH_SAFE = "/:@!$&'()*+,;=-._~"
 class InternalClient:
     def __init__(self, settings: Settings, timeout: float | None = None):
         self.settings = settings
-        self.http = urllib3.PoolManager(
-            num_pools=16,
-            maxsize=32,
-            retries=False,
-            timeout=urllib3.Timeout(connect=settings.proxy_connect_timeout, read=timeout or settings.proxy_read_timeout),
-        )
+        self.timeout = urllib3.Timeout(connect=settings.proxy_connect_timeout, read=timeout or settings.proxy_read_timeout)
+        self._pools: dict[str, tuple[urllib3.HTTPConnectionPool, str]] = {}
+
+    def _pool(self, service: str) -> tuple[urllib3.HTTPConnectionPool, str]:
+        """One keep-alive pool per service, so a request skips URL parsing and pool lookup."""
+        hit = self._pools.get(service)
+        if hit is None:
+            base = self.base_url(service)
+            pool = urllib3.connection_from_url(base, maxsize=32, block=False, retries=False, timeout=self.timeout)
+            hit = self._pools[service] = (pool, urlsplit(base).path.rstrip("/"))
+        return hit
 
     def base_url(self, service: str) -> str:
         url = self.settings.service_url(service)
@@ -48,10 +53,11 @@ class InternalClient:
     ) -> urllib3.BaseHTTPResponse:
         """Send one signed request; map transport failures to 502/503/504."""
         # Sign the decoded path (what the service's router sees); send it percent-encoded.
-        url = self.base_url(service) + quote(path, safe=PATH_SAFE) + (f"?{query}" if query else "")
+        pool, prefix = self._pool(service)
+        url = prefix + quote(path, safe=PATH_SAFE) + (f"?{query}" if query else "")
         all_headers = {**(headers or {}), **auth.signed_headers(self.settings.internal_secret, method, path, caller or auth.Caller())}
         try:
-            return self.http.request(method, url, body=body, headers=all_headers, redirect=False, preload_content=True)
+            return pool.urlopen(method, url, body=body, headers=all_headers, redirect=False, preload_content=True, assert_same_host=False)
         except urllib3.exceptions.ReadTimeoutError:
             raise GatewayTimeout(f"service '{service}' did not answer in time") from None
         except urllib3.exceptions.NewConnectionError:

@@ -1,0 +1,55 @@
+"""Database round trips per request, held to their budgets (pymongo command monitoring in the
+service, read from X-Db-Round-Trips on direct signed calls). These counts, unlike timings,
+mean the same on real MongoDB as on the local stand-in."""
+
+import pytest
+import requests
+
+from common import auth
+from common.testing import wait_for
+
+BUDGETS = [
+    # (name, service, method, path suffix, body, caller kind, budget)
+    ("list posts", "posts", "GET", "/posts?limit=20", None, "user", 2),
+    ("list posts (anonymous)", "posts", "GET", "/posts?limit=20", None, "anonymous", 2),
+    ("get post", "posts", "GET", "/posts/{post}", None, "user", 2),
+    ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 3),
+    ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 3),
+    ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 3),
+    ("branding", "workspaces", "GET", "/branding", None, "anonymous", 1),
+    ("agent context", "workspaces", "GET", "/agent-context", None, "manager", 2),
+    ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 2),
+]
+
+
+@pytest.fixture(scope="module")
+def setup(api, admin_token):
+    from common.testing import create_workspace
+
+    ws = create_workspace(api, admin_token)
+    ws.board("features", "Features")
+    post = wait_for(lambda: _post(api, ws), what="the posts read model")
+    for i in range(3):
+        _post(api, ws)
+    return ws, post
+
+
+def _post(api, ws):
+    r = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": "features", "title": "Warm", "content": "x"})
+    return r.json() if r.status_code == 201 else None
+
+
+@pytest.mark.parametrize("name, service, method, suffix, body, kind, budget", BUDGETS, ids=[b[0] for b in BUDGETS])
+def test_round_trip_budget(stack, setup, name, service, method, suffix, body, kind, budget):
+    ws, post = setup
+    caller = {
+        "user": auth.Caller(kind=auth.USER, workspace=ws.slug, user_id="sso:budget"),
+        "anonymous": auth.Caller(kind=auth.ANONYMOUS, user_id="anon:budget"),
+        "manager": auth.Caller(kind=auth.MANAGER, workspace=ws.slug, key_id="k"),
+    }[kind]
+    path = f"/v1/workspaces/{ws.slug}" + suffix.format(post=post["id"])
+    headers = auth.signed_headers(stack.internal_secret, method, path.split("?")[0], caller)
+    r = requests.request(method, stack.service_url(service) + path, json=body, headers=headers, timeout=30)
+    assert r.status_code < 300, r.text
+    trips = int(r.headers["X-Db-Round-Trips"])
+    assert trips <= budget, f"{name}: {trips} round trips, budget {budget}"
