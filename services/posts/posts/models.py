@@ -107,7 +107,8 @@ class WorkspaceView(Document):
     anonSubmit = BooleanField(default=False)
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
-    meta = {"db_alias": ALIAS, "collection": "workspaces"}
+    syncedAt = DateTimeField()  # server time of the last change, for the API processes' polling
+    meta = {"db_alias": ALIAS, "collection": "workspaces", "indexes": ["syncedAt"]}
 
 
 MODELS = (Post, Vote, Comment, WorkspaceView)

@@ -1,8 +1,10 @@
 """What the posts service knows of each workspace: boards, statuses and anonymous flags.
 
 Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
-(the consumer keeps the highest ``version``). API processes keep a copy in memory for
-``read_model_ttl`` seconds, so a request costs no database round trip for it.
+(the consumer keeps the highest ``version``). Each API process mirrors the read model in
+memory: a background thread polls it every ``read_model_ttl`` seconds for snapshots stored
+since its last look (``syncedAt``), so a request costs no database round trip for it. Should
+polling fail for ten periods, requests read the database again until it recovers.
 
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
@@ -19,6 +21,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Callable
 
 from pymongo.errors import DuplicateKeyError
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 
 FLAGS = ("anonSubmit", "anonVote", "anonComment")
 UNKNOWN_STATUS_COLOR = "#64748b"
+POLL_OVERLAP = timedelta(seconds=5)  # re-read a little of the past: clocks and commits are not instant
 
 
 @dataclass(frozen=True)
@@ -76,13 +80,16 @@ class Workspaces:
         self._cache: dict[str, tuple[float, Snapshot]] = {}
         self._asked: dict[str, tuple[float, bool]] = {}  # slug -> (when, was it news)
         self._lock = threading.Lock()
-
+        self._poller: threading.Thread | None = None
+        self._polled_at = float("-inf")  # last successful poll (monotonic)
+        self._since = None  # syncedAt of the newest snapshot seen
     # -- reading ------------------------------------------------------------------------
 
     def get(self, slug: str) -> Snapshot:
         """The workspace's snapshot; 404 when neither the read model nor the owner knows it."""
+        self._start_polling()
         hit = self._cache.get(slug)
-        if hit is not None and hit[0] > self.clock():
+        if hit is not None and (hit[0] > self.clock() or self._polling_healthy()):
             return hit[1]
         doc = self.collection.find_one({"_id": slug})
         if doc is not None:
@@ -122,6 +129,39 @@ class Workspaces:
         self._asked[slug] = (now, hit is None or snapshot.version > hit[1].version)
         return self._remember(snapshot)
 
+    # -- the in-memory mirror --------------------------------------------------------------
+
+    def _polling_healthy(self) -> bool:
+        return self.clock() - self._polled_at < 10 * self.config.read_model_ttl
+
+    def _start_polling(self) -> None:
+        # Started on first use, so each gunicorn worker (forked after import) has its own.
+        if self._poller is None:
+            with self._lock:
+                if self._poller is None:
+                    self._poller = threading.Thread(target=self._poll_forever, name="read-model-poller", daemon=True)
+                    self._poller.start()
+
+    def _poll_forever(self) -> None:
+        while True:
+            try:
+                self.poll()
+            except Exception:  # noqa: BLE001 - keep polling; requests fall back to the database
+                log.warning("read model poll failed", exc_info=True)
+            time.sleep(self.config.read_model_ttl)
+
+    def poll(self) -> int:
+        """Load the snapshots stored since the last poll into memory; return how many."""
+        query = {} if self._since is None else {"syncedAt": {"$gte": self._since - POLL_OVERLAP}}
+        seen = 0
+        for doc in self.collection.find(query):
+            seen += 1
+            self._remember(Snapshot.from_doc(doc))
+            if doc.get("syncedAt") is not None and (self._since is None or doc["syncedAt"] > self._since):
+                self._since = doc["syncedAt"]
+        self._polled_at = self.clock()
+        return seen
+
     def _remember(self, snapshot: Snapshot) -> Snapshot:
         with self._lock:
             current = self._cache.get(snapshot.slug)
@@ -147,6 +187,8 @@ class Workspaces:
             **{f: bool(data.get(f, False)) for f in FLAGS},
         }
         try:
-            self.collection.update_one({"_id": slug, "version": {"$lt": version}}, {"$set": doc}, upsert=True)
+            self.collection.update_one(
+                {"_id": slug, "version": {"$lt": version}}, {"$set": doc, "$currentDate": {"syncedAt": True}}, upsert=True
+            )
         except DuplicateKeyError:
             pass  # a newer or equal version is stored already

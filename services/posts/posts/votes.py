@@ -1,18 +1,20 @@
 """Votes: one per identity and post, counted atomically with the post's voteCount.
 
 A vote is a document (unique per post and identity) whose ``countsFor`` names the post
-whose ``voteCount`` includes it; see :class:`posts.models.Vote`. Casting one costs one
-insert, one findAndModify of the post and one outbox insert, in one transaction.
+whose ``voteCount`` includes it; see :class:`posts.models.Vote`. Casting one costs three
+round trips in one transaction: the post's counter (findAndModify), the vote and its
+outbox event together (:class:`posts.txn.CrossWriter`), the commit.
 """
 
 from __future__ import annotations
 
 from bson import ObjectId
-from pymongo import ReturnDocument
+from pymongo import DeleteMany, DeleteOne, InsertOne, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from common import auth
 from common.errors import Conflict, NotFound
+from common.events import envelope
 from common.ids import now, object_id
 from posts import access, contract, shapes, txn
 from posts.service import PostStore
@@ -23,9 +25,19 @@ def shadow(post_id: str) -> str:
     return f"shadow:{post_id}"
 
 
+class NotVoted(Exception):
+    """Raised inside the transaction to undo the counter when there was no vote to withdraw."""
+
+
 class VoteService:
     def __init__(self, repo: PostStore):
         self.repo = repo
+        self.writer = txn.CrossWriter(repo.store.client)
+
+    def _event(self, slug: str, type_: str, data: dict) -> InsertOne:
+        outbox = self.repo.outbox
+        doc = {"_id": ObjectId(), "topic": outbox.topic, "key": slug, "event": envelope(type_, slug, data)}
+        return InsertOne(doc, namespace=outbox.collection.full_name)
 
     def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
         """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing)."""
@@ -34,10 +46,6 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            self.repo.votes.insert_one(
-                {"_id": ObjectId(), "workspace": slug, "postId": oid, "userId": user, "countsFor": post_id, "createdAt": now()},
-                session=session,
-            )
             doc = self.repo.posts.find_one_and_update(
                 {"_id": oid, "workspace": slug, "mergedInto": None},
                 {"$inc": {"voteCount": 1}},
@@ -45,9 +53,12 @@ class VoteService:
                 session=session,
             )
             if doc is None or not access.can_see(caller, slug, doc):
-                raise self._refusal(caller, slug, post_id)  # aborts: the vote is not kept
-            self.repo.outbox.add(
-                session, contract.VOTE_CREATED, slug, {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+                raise self._refusal(caller, slug, post_id)  # aborts
+            vote = {"_id": ObjectId(), "workspace": slug, "postId": oid, "userId": user, "countsFor": post_id, "createdAt": now()}
+            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+            # A second vote by the same identity hits the unique index and aborts the count too.
+            self.writer.write(
+                session, [InsertOne(vote, namespace=self.repo.votes.full_name), self._event(slug, contract.VOTE_CREATED, event)]
             )
             return doc
 
@@ -57,8 +68,6 @@ class VoteService:
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
             doc, created = self.repo.find_visible(caller, slug, post_id), False
-            if doc.get("mergedInto"):
-                raise self._refusal(caller, slug, post_id) from None
         return shapes.post(doc, ws, True, access.is_manager(caller, slug)), created
 
     def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
@@ -68,9 +77,6 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            removed = self.repo.votes.find_one_and_delete({"countsFor": post_id, "userId": user}, session=session)
-            if removed is None:
-                return None
             doc = self.repo.posts.find_one_and_update(
                 {"_id": oid, "workspace": slug, "mergedInto": None},
                 {"$inc": {"voteCount": -1}},
@@ -79,20 +85,21 @@ class VoteService:
             )
             if doc is None or not access.can_see(caller, slug, doc):
                 raise self._refusal(caller, slug, post_id)
+            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+            ops = [DeleteOne({"countsFor": post_id, "userId": user}, namespace=self.repo.votes.full_name)]
             children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
-                self.repo.votes.delete_many({"userId": user, "countsFor": {"$in": children}}, session=session)
-            self.repo.outbox.add(
-                session, contract.VOTE_DELETED, slug, {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
-            )
+                ops.append(DeleteMany({"userId": user, "countsFor": {"$in": children}}, namespace=self.repo.votes.full_name))
+            ops.append(self._event(slug, contract.VOTE_DELETED, event))
+            if self.writer.write(session, ops)[0] != 1:
+                raise NotVoted()  # aborts: the counter and the event are undone
             return doc
 
-        doc = txn.run(self.repo.store, work)
-        if doc is None:  # had not voted: nothing changes
-            doc = self.repo.find_visible(caller, slug, post_id)
-            if doc.get("mergedInto"):
-                raise self._refusal(caller, slug, post_id)
+        try:
+            doc = txn.run(self.repo.store, work)
+        except NotVoted:
+            doc = self.repo.find_visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug))
 
     def _refusal(self, caller: auth.Caller, slug: str, post_id: str) -> Exception:
