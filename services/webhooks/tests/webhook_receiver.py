@@ -50,6 +50,8 @@ class Route:
         self.secrets: list[str] = []
         self.script: list[Reply] = []
         self.default = Reply()
+        self.fail_first_attempt = False  # answer 500 the first time each webhook-id comes
+        self.seen_ids: set[str] = set()
 
     @property
     def url(self) -> str:
@@ -62,8 +64,11 @@ class Route:
                 self.default = then
         return self
 
-    def next_reply(self) -> Reply:
+    def next_reply(self, webhook_id: str) -> Reply:
         with self.receiver.lock:
+            if self.fail_first_attempt and webhook_id not in self.seen_ids:
+                self.seen_ids.add(webhook_id)
+                return Reply(500)
             return self.script.pop(0) if self.script else self.default
 
     @property
@@ -120,7 +125,7 @@ class Receiver:
                 pass
         with self.lock:
             self.requests.append(Received(handler.path, headers, body, time.monotonic(), verified))
-        reply = route.next_reply() if route else Reply(404)
+        reply = route.next_reply(headers.get("webhook-id", "")) if route else Reply(404)
         if reply.delay:
             time.sleep(reply.delay)
         try:

@@ -101,6 +101,14 @@ class DeliveryStore:
         )
         return list(self.deliveries.find({"_id": {"$in": ids}, "claim": token, "status": contract.PENDING}))
 
+    def renew(self, delivery_id: ObjectId, token: str, lease: float) -> bool:
+        """Extend a lease this token still holds; False if another dispatcher took it over."""
+        result = self.deliveries.update_one(
+            {"_id": delivery_id, "claim": token, "status": contract.PENDING},
+            {"$set": {"nextAttemptAt": now() + timedelta(seconds=lease)}},
+        )
+        return result.modified_count == 1
+
     def release(self, ids: list[ObjectId], token: str) -> None:
         """Give leased deliveries back: due now, for any dispatcher."""
         if ids:

@@ -21,7 +21,7 @@ from webhooks.endpoints import subscribes
 
 log = logging.getLogger(__name__)
 
-BACKLOG_FACTOR = 2  # the recorder waits while more than this many times WEBHOOK_CONCURRENCY are queued
+BACKLOG_FACTOR = 8  # the recorder waits while more than this many times WEBHOOK_CONCURRENCY are queued
 
 
 class Recorder:

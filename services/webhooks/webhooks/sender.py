@@ -31,6 +31,8 @@ from webhooks.signing import body_bytes, signed_headers
 log = logging.getLogger(__name__)
 
 LINGER = 0.02  # seconds: outcomes that end close together are written in one bulk write
+ROUND_SECONDS = 1.0  # expected time for one round of WEBHOOK_CONCURRENCY attempts (lease estimate)
+LEASE_MARGIN = 5.0  # seconds of lease left after the longest attempt
 
 
 @dataclass
@@ -69,8 +71,10 @@ class Sender:
             return self.queue.qsize() + self._busy
 
     def lease_for(self, position: int) -> float:
-        """A lease long enough for the attempts queued ahead, even if every one timed out."""
-        return self.settings.lease + (position // self.capacity) * self.settings.timeout
+        """A lease for a delivery queued behind ``position`` others: the base lease plus
+        ROUND_SECONDS per round of attempts ahead. Rounds slower than that are covered by
+        renewing the lease just before the attempt (see ``_holds_lease``)."""
+        return self.settings.lease + (position // self.capacity) * ROUND_SECONDS
 
     def enqueue(self, delivery: dict, endpoint: dict) -> None:
         self.queue.put((delivery, endpoint))
@@ -163,8 +167,22 @@ class Sender:
         self.store.apply([self._cancel(d) for d in cancelled])
         return len(deliveries)
 
+    def _holds_lease(self, delivery: dict) -> bool:
+        """Whether the lease still covers a whole attempt; renew it if it does not. False when
+        it ran out and another dispatcher took the delivery over (it then sends it)."""
+        expires = delivery["nextAttemptAt"]
+        if (expires - now()).total_seconds() >= self.settings.timeout + LEASE_MARGIN:
+            return True
+        try:
+            return self.store.renew(delivery["_id"], self.token, self.settings.lease)
+        except PyMongoError as ex:
+            log.warning("webhook sender: cannot renew the lease of %s (%s); it is retried later", delivery["_id"], ex)
+            return False
+
     def _attempt(self, delivery: dict, endpoint: dict) -> None:
         try:
+            if not self._holds_lease(delivery):
+                return
             sent_at = now()
             body = body_bytes(delivery["payload"])
             headers = signed_headers(delivery["messageId"], sent_at, body, active_keys(endpoint, sent_at))
