@@ -11,7 +11,7 @@ from common.config import setting
 
 @dataclass(frozen=True)
 class PostsConfig:
-    # How long an API process trusts its in-memory copy of a workspace's read model.
+    # Seconds between two polls of the read model by each API process (its in-memory mirror).
     read_model_ttl: float = 2.0
     # At most one fallback call to the workspaces service per workspace and process this often.
     fallback_interval: float = 1.0
