@@ -151,9 +151,7 @@ def main() -> None:
     from posts.service import build_post
 
     logs = Path(tempfile.mkdtemp(prefix="posts-bench-"))
-    # A long read-model TTL: with the stand-in's slow sorted pages, requests are seconds apart
-    # and a 2 s TTL would add a read-model refresh to the round-trip counts (not steady state).
-    stack = LocalStack(log_dir=logs, extra_env={"POSTS_READ_MODEL_TTL": "600"})
+    stack = LocalStack(log_dir=logs)
     stack.start()
     trivial = None
     try:

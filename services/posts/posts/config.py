@@ -12,7 +12,7 @@ from common.config import setting
 @dataclass(frozen=True)
 class PostsConfig:
     # Seconds between two polls of the read model by each API process (its in-memory mirror).
-    read_model_ttl: float = 2.0
+    read_model_poll: float = 0.1
     # At most one fallback call to the workspaces service per workspace and process this often.
     fallback_interval: float = 1.0
     # Most candidates a similarity search scores.
@@ -24,7 +24,7 @@ class PostsConfig:
 def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
     env = os.environ if environ is None else environ
     return PostsConfig(
-        read_model_ttl=setting(env, "POSTS_READ_MODEL_TTL", PostsConfig.read_model_ttl, float),
+        read_model_poll=setting(env, "POSTS_READ_MODEL_POLL", PostsConfig.read_model_poll, float),
         fallback_interval=setting(env, "POSTS_FALLBACK_INTERVAL", PostsConfig.fallback_interval, float),
         search_candidates=setting(env, "POSTS_SEARCH_CANDIDATES", PostsConfig.search_candidates, int),
         min_similarity=setting(env, "POSTS_MIN_SIMILARITY", PostsConfig.min_similarity, float),

@@ -20,7 +20,7 @@ from pymongo import ReturnDocument
 from common import auth
 from common.errors import BadRequest, Conflict, NotFound
 from common.ids import now, object_id
-from posts import access, contract, shapes, txn
+from posts import contract, shapes, txn
 from posts.service import PostStore
 from posts.votes import shadow
 

@@ -2,9 +2,10 @@
 
 Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
 (the consumer keeps the highest ``version``). Each API process mirrors the read model in
-memory: a background thread polls it every ``read_model_ttl`` seconds for snapshots stored
-since its last look (``syncedAt``), so a request costs no database round trip for it. Should
-polling fail for ten periods, requests read the database again until it recovers.
+memory: a background thread, started with the app, polls it every ``read_model_poll``
+seconds for snapshots stored since its last look (``syncedAt``, an indexed server time), so
+a request costs no database round trip for it. Should polling fail for twenty periods,
+requests read the database again until it recovers.
 
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
@@ -87,9 +88,8 @@ class Workspaces:
 
     def get(self, slug: str) -> Snapshot:
         """The workspace's snapshot; 404 when neither the read model nor the owner knows it."""
-        self._start_polling()
         hit = self._cache.get(slug)
-        if hit is not None and (hit[0] > self.clock() or self._polling_healthy()):
+        if hit is not None and self._polling_healthy():
             return hit[1]
         doc = self.collection.find_one({"_id": slug})
         if doc is not None:
@@ -132,10 +132,10 @@ class Workspaces:
     # -- the in-memory mirror --------------------------------------------------------------
 
     def _polling_healthy(self) -> bool:
-        return self.clock() - self._polled_at < 10 * self.config.read_model_ttl
+        return self.clock() - self._polled_at < 20 * self.config.read_model_poll
 
-    def _start_polling(self) -> None:
-        # Started on first use, so each gunicorn worker (forked after import) has its own.
+    def start_polling(self) -> None:
+        """Mirror the read model in this process (the API app calls it once per worker, after fork)."""
         if self._poller is None:
             with self._lock:
                 if self._poller is None:
@@ -148,7 +148,7 @@ class Workspaces:
                 self.poll()
             except Exception:  # noqa: BLE001 - keep polling; requests fall back to the database
                 log.warning("read model poll failed", exc_info=True)
-            time.sleep(self.config.read_model_ttl)
+            time.sleep(self.config.read_model_poll)
 
     def poll(self) -> int:
         """Load the snapshots stored since the last poll into memory; return how many."""
@@ -167,7 +167,7 @@ class Workspaces:
             current = self._cache.get(snapshot.slug)
             if current is not None and current[1].version > snapshot.version:
                 snapshot = current[1]
-            self._cache[snapshot.slug] = (self.clock() + self.config.read_model_ttl, snapshot)
+            self._cache[snapshot.slug] = (self.clock(), snapshot)
         return snapshot
 
     # -- writing (consumer and fallback) --------------------------------------------------

@@ -16,6 +16,7 @@ def caller(req):
 
 class Resource:
     def __init__(self, context):
+        context.workspaces.start_polling()  # resources exist only in API processes
         self.posts = context.posts
         self.votes = context.votes
         self.comments = context.comments

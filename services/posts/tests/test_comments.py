@@ -1,11 +1,9 @@
 """Endpoint 8 and GET comments: threads, private comments, and that they never leak."""
 
-import json
 
-import pytest
 
 from common.testing import wait_for
-from conftest import anon
+from posts_testkit import anon, board  # noqa: F401 - board is a fixture
 
 
 def comment(board, post_id, content="Nice", **kw):

@@ -5,7 +5,7 @@ import uuid
 import pytest
 
 from common.testing import wait_for
-from conftest import Board, anon
+from posts_testkit import Board, anon, board  # noqa: F401 - board is a fixture
 
 POST_FIELDS = {
     "id", "title", "content", "boardId", "status", "voteCount", "commentCount", "verified",

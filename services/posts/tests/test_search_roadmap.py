@@ -1,6 +1,6 @@
 """Endpoints 3 and 9: similarity search and the roadmap."""
 
-from conftest import Board
+from posts_testkit import board, Board  # noqa: F401 - board is a fixture
 
 
 def test_search_finds_duplicates_a_person_would(board):

@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pymongo import MongoClient
 
 from common.testing import wait_for
-from conftest import anon
+from posts_testkit import board, anon  # noqa: F401 - board is a fixture
 
 
 def test_vote_and_unvote(board):

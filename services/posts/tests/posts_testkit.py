@@ -1,11 +1,14 @@
-"""Helpers for the posts service's tests (the platform fixtures come from common.testing)."""
+"""Helpers for the posts service's tests (the platform fixtures come from common.testing).
+
+A module of its own name and no conftest.py here: other test folders import helpers from
+"conftest", and a second conftest module would shadow theirs. Test modules import the
+``board`` fixture from here."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-
 
 class Board:
     """A workspace with one board, and shortcuts for the calls tests repeat."""
