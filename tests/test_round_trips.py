@@ -18,7 +18,7 @@ BUDGETS = [
     ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 3),
     ("branding", "workspaces", "GET", "/branding", None, "anonymous", 1),
     ("agent context", "workspaces", "GET", "/agent-context", None, "manager", 2),
-    ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 2),
+    ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 3),  # update, event, commit
 ]
 
 
