@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common.config import Settings  # noqa: E402
-from common.devstack import LocalStack, _bin  # noqa: E402
+from common.devstack import LocalStack  # noqa: E402
 from common.events import envelope  # noqa: E402
 from common.kafka import make_producer, publish  # noqa: E402
 from common.testing import Api, create_workspace, unique_slug, wait_for  # noqa: E402
@@ -37,6 +37,7 @@ from harness import machine  # noqa: E402
 from kafka.partitioner.default import murmur2  # noqa: E402
 
 WORKSPACES = 8
+FEEDBACK = str(Path(sys.executable).with_name("feedback"))  # the console script beside this interpreter
 CONCURRENCY = 16
 
 
@@ -111,7 +112,7 @@ def balanced_slugs(partitions: int, per_partition: int) -> list[str]:
 
 
 def start_dispatchers(platform: LocalStack, count: int) -> list:
-    return [platform.spawn(f"dispatcher-{count}-{i}", [_bin("feedback"), "worker", "webhooks", "dispatcher"]) for i in range(count)]
+    return [platform.spawn(f"dispatcher-{count}-{i}", [FEEDBACK, "worker", "webhooks", "dispatcher"]) for i in range(count)]
 
 
 def throughput(platform: LocalStack, receiver: Receiver, slugs: list[str], events: int) -> float:
@@ -177,7 +178,7 @@ def main() -> None:
             r = api.post(f"{ws.path}/webhooks", key=ws.key, json={"url": receiver.url, "events": ["changelog.published"]})
             assert r.status_code == 201, r.text
         platform.kill("webhooks-worker")  # this bench runs its own dispatchers
-        platform.spawn("webhooks-relay", [_bin("feedback"), "worker", "webhooks", "relay"])
+        platform.spawn("webhooks-relay", [FEEDBACK, "worker", "webhooks", "relay"])
         for count in (1, 2):
             dispatchers = start_dispatchers(platform, count)
             latency(api, workspaces, receiver, WORKSPACES, 4)  # warm-up: every dispatcher has joined the group

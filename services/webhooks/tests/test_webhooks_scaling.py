@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from common.devstack import _bin
 from common.testing import create_workspace, wait_for
 from webhook_helpers import Hooks, publish_changelog
 
 EVENTS = 200
+FEEDBACK = str(Path(sys.executable).with_name("feedback"))  # the console script beside this interpreter
 
 
 @pytest.mark.reliability
 def test_two_dispatchers_send_each_attempt_once(stack, api, admin_token, receiver):
-    second = stack.spawn("webhooks-dispatcher-2", [_bin("feedback"), "worker", "webhooks", "dispatcher"])
+    second = stack.spawn("webhooks-dispatcher-2", [FEEDBACK, "worker", "webhooks", "dispatcher"])
     try:
         route = receiver.route()
         route.fail_first_attempt = True  # so every delivery is also retried through the due-time records
