@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 from common import auth
 from common.config import Settings
-from common.errors import BadGateway, Forbidden, NotFound, Unauthorized, Unavailable
+from common.errors import BadGateway, BadRequest, Forbidden, NotFound, Unauthorized, Unavailable
 from common.internal import InternalClient
 
 USER_HEADER = "X-Feedback-User"
 ANON_HEADER = "X-Feedback-Anonymous-Id"
 CACHE_MAX = 10_000
-REFUSALS = {401: Unauthorized, 403: Forbidden, 404: NotFound}
+REFUSALS = {400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound}
 
 
 @dataclass(frozen=True)

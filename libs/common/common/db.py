@@ -9,18 +9,24 @@ real MongoDB (the chart's values say so); the local SecantusDB server supports t
 
 from __future__ import annotations
 
+import random
+import time
 from typing import Callable, Iterable, TypeVar
 
 import mongoengine
 from pymongo.client_session import ClientSession
 from pymongo.database import Database
+from pymongo.errors import ConnectionFailure, PyMongoError
 from pymongo.read_concern import ReadConcern
 from pymongo.write_concern import WriteConcern
 
 from common import dbmetrics
 from common.config import Settings
+from common.errors import Unavailable
 
 T = TypeVar("T")
+TRANSIENT = "TransientTransactionError"
+UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
 
 
 class Store:
@@ -42,14 +48,35 @@ class Store:
         self.client = mongoengine.get_connection(service)
         self.db: Database = mongoengine.get_db(service)
 
-    def transaction(self, work: Callable[[ClientSession], T]) -> T:
-        """Run ``work(session)`` in a transaction, retried on transient errors by pymongo."""
-        with self.client.start_session() as session:
-            return session.with_transaction(
-                work,
-                read_concern=ReadConcern("snapshot"),
-                write_concern=WriteConcern("majority"),
-            )
+    def transaction(self, work: Callable[[ClientSession], T], deadline: float = 30.0) -> T:
+        """Run ``work(session)`` in one transaction; retry it on write conflicts.
+
+        pymongo's ``with_transaction`` retries a conflicting transaction at once, which
+        livelocks on a hot document (measured on SecantusDB: 30 of 50 concurrent votes on
+        one post gave up after 120 s). Here a conflict aborts and retries after a short,
+        random, growing pause. An unreachable database is not retried: the driver already
+        waited its server-selection time, and the caller gets a 503 instead of a hang.
+        """
+        give_up = time.monotonic() + deadline
+        attempt = 0
+        while True:
+            attempt += 1
+            with self.client.start_session() as session:
+                session.start_transaction(read_concern=ReadConcern("snapshot"), write_concern=WriteConcern("majority"))
+                try:
+                    result = work(session)
+                    _commit(session, give_up)
+                    return result
+                except PyMongoError as ex:
+                    _abort(session)
+                    if isinstance(ex, ConnectionFailure) or not ex.has_error_label(TRANSIENT) or time.monotonic() > give_up:
+                        raise
+                except BaseException:
+                    _abort(session)
+                    raise
+            time.sleep(random.uniform(0, min(0.2, 0.005 * 2 ** min(attempt, 6))))
+            if time.monotonic() > give_up:
+                raise Unavailable("too much contention on this item; try again")
 
     def ping(self) -> None:
         self.client.admin.command("ping")
@@ -60,3 +87,22 @@ class Store:
 
     def close(self) -> None:
         mongoengine.disconnect(self.alias)
+
+
+def _commit(session: ClientSession, give_up: float) -> None:
+    while True:
+        try:
+            session.commit_transaction()
+            return
+        except PyMongoError as ex:
+            if ex.has_error_label(UNKNOWN_COMMIT) and not isinstance(ex, ConnectionFailure) and time.monotonic() < give_up:
+                continue
+            raise
+
+
+def _abort(session: ClientSession) -> None:
+    if session.in_transaction:
+        try:
+            session.abort_transaction()
+        except PyMongoError:
+            pass  # the server drops an abandoned transaction by itself

@@ -9,12 +9,12 @@ from common.config import Settings
 from common.db import Store
 from common.internal import InternalClient
 from common.plugins import ServiceSpec, hookimpl
+from common.workspace_directory import WorkspaceDirectory
 from domains import config as domain_config, contract, rechecker, resources as r
 from domains.config import DomainSettings
 from domains.dns_check import DnsChecker
 from domains.models import ALIAS, MODELS
 from domains.services import DomainService
-from domains.workspace_directory import WorkspaceDirectory
 
 ROUTES = [
     ("/workspaces/{slug}/domain", r.Domain),

@@ -23,7 +23,7 @@ class Resource:
         auth.require_manager(caller, slug)
         if not SLUG.match(slug):
             raise NotFound(f"workspace '{slug}' not found")
-        self.workspaces.require(caller, slug)
+        self.workspaces.require_manager(caller, slug)
 
 
 class Domain(Resource):

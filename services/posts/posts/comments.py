@@ -15,7 +15,7 @@ from pymongo import ReturnDocument
 from common import auth
 from common.errors import BadRequest, Forbidden, NotFound
 from common.ids import now, object_id
-from posts import access, contract, shapes, txn
+from posts import access, contract, shapes
 from posts.service import PostStore, check_content
 
 
@@ -65,7 +65,7 @@ class CommentService:
                 session, contract.COMMENT_CREATED, slug, {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
             )
 
-        txn.run(self.repo.store, work)
+        self.repo.store.transaction(work)
         return shapes.comment(doc)
 
     def list(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> list[dict]:

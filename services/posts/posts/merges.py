@@ -20,7 +20,7 @@ from pymongo import ReturnDocument
 from common import auth
 from common.errors import BadRequest, Conflict, NotFound
 from common.ids import now, object_id
-from posts import contract, shapes, txn
+from posts import contract, shapes
 from posts.service import PostStore
 from posts.votes import shadow
 
@@ -81,7 +81,7 @@ class MergeService:
             )
             return a
 
-        doc = txn.run(self.repo.store, work)
+        doc = self.repo.store.transaction(work)
         return self.repo.shape(caller, slug, ws, [doc])[0]
 
     def unmerge(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
@@ -125,7 +125,7 @@ class MergeService:
             self.repo.outbox.add(session, contract.POST_UNMERGED, slug, data)
             return a
 
-        doc = txn.run(self.repo.store, work)
+        doc = self.repo.store.transaction(work)
         return self.repo.shape(caller, slug, ws, [doc])[0]
 
     def _get(self, slug: str, oid: ObjectId, session) -> dict:

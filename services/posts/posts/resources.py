@@ -43,6 +43,8 @@ class PostList(Resource):
         resp.media = {"items": self.posts.list(caller(req), slug, query)}
 
     def on_post(self, req, resp, slug):
+        # Who before what: an anonymous caller where anonymous posting is off gets 401, not 400.
+        access.require_allowed(self.posts.workspaces, caller(req), slug, "anonSubmit")
         data = body(req, schemas.CREATE_POST)
         doc, ws = self.posts.create(caller(req), slug, data)
         resp.status = falcon.HTTP_201
@@ -99,6 +101,7 @@ class CommentList(Resource):
         resp.media = {"items": self.comments.list(caller(req), slug, postId, limit, offset)}
 
     def on_post(self, req, resp, slug, postId):
+        access.require_allowed(self.comments.repo.workspaces, caller(req), slug, "anonComment")
         data = body(req, schemas.CREATE_COMMENT)
         resp.status = falcon.HTTP_201
         resp.media = self.comments.create(caller(req), slug, postId, data)

@@ -1,7 +1,7 @@
 """Posts: create, read, list, change, search, roadmap. Resources validate and call these.
 
 Every write that others should hear of commits together with its outbox event
-(:mod:`posts.txn`). Round trips per request are kept few (the workspace read model is
+(``Store.transaction``). Round trips per request are kept few (the workspace read model is
 in memory): a page of posts is one query plus one for the caller's votes on that page.
 """
 
@@ -17,7 +17,7 @@ from common import auth
 from common.errors import BadRequest, NotFound, PayloadTooLarge
 from common.events import Outbox
 from common.ids import now, object_id
-from posts import access, contract, shapes, text, txn
+from posts import access, contract, shapes, text
 from posts.config import PostsConfig
 from posts.models import Comment, Post, Vote
 from posts.readmodel import Snapshot, Workspaces
@@ -137,7 +137,7 @@ class PostService:
             self.repo.posts.insert_one(doc, session=session)
             self.repo.outbox.add(session, contract.POST_CREATED, slug, {"post": shapes.post_event(doc, ws)})
 
-        txn.run(self.repo.store, work)
+        self.repo.store.transaction(work)
         return doc, ws
 
     def get(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
@@ -225,7 +225,7 @@ class PostService:
                 )
             return after
 
-        doc = txn.run(self.repo.store, work)
+        doc = self.repo.store.transaction(work)
         return self.repo.shape(caller, slug, ws, [doc])[0]
 
     def _retitle_links(self, session, doc: dict) -> None:

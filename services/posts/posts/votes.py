@@ -63,7 +63,7 @@ class VoteService:
             return doc
 
         try:
-            doc = txn.run(self.repo.store, work)
+            doc = self.repo.store.transaction(work)
             created = True
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
@@ -97,7 +97,7 @@ class VoteService:
             return doc
 
         try:
-            doc = txn.run(self.repo.store, work)
+            doc = self.repo.store.transaction(work)
         except NotVoted:
             doc = self.repo.find_visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug))

@@ -9,6 +9,7 @@ from common.config import Settings
 from common.db import Store
 from common.internal import InternalClient
 from common.plugins import ServiceSpec, hookimpl
+from common.workspace_directory import WorkspaceDirectory
 from webhooks import contract, resources as r
 from webhooks.config import WebhookSettings, load_webhook_settings
 from webhooks.deliveries import DeliveryStore
@@ -17,7 +18,6 @@ from webhooks.dispatcher import run_dispatcher
 from webhooks.endpoints import EndpointService
 from webhooks.models import ALIAS, MODELS
 from webhooks.urlguard import UrlPolicy
-from webhooks.workspace_directory import WorkspaceDirectory
 
 HOOK = "/workspaces/{slug}/webhooks/{webhookId}"
 ROUTES = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import falcon
 
-from common import auth
 from common.errors import Conflict
 from common.validation import body, choice_param, int_param
 from webhooks import contract, schemas, shapes
@@ -17,10 +16,7 @@ class Resource:
         self.workspaces = context.workspaces
 
     def manager(self, req, slug: str) -> None:
-        caller: auth.Caller = req.context.caller
-        auth.require_manager(caller, slug)
-        if caller.kind == auth.ADMIN:
-            self.workspaces.require(slug)
+        self.workspaces.require_manager(req.context.caller, slug)
 
 
 class WebhookList(Resource):

@@ -60,6 +60,6 @@ CREATE_CHANGELOG = obj(
 UPDATE_CHANGELOG = obj({"title": string(200, 1), "content": string(50_000, 1), "publish": BOOLEAN, "postIds": POST_IDS})
 
 IDENTITY = obj(
-    {"workspace": string(100), "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
+    {"workspace": string(2000), "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
     required=("workspace",),
 )
