@@ -133,3 +133,7 @@ def test_odd_characters_in_paths_are_forwarded_intact(api, workspace):
     assert_error(api.get("/workspaces/%E2%9C%93%20x/branding"), 404)
     r = api.delete(f"{workspace.path}/api-keys/%F2%B2%AC%A4%0F%20%3A", key=workspace.key)
     assert_error(r, 404)
+
+
+def test_overlong_uri_is_a_json_414(api, workspace):
+    assert_error(api.get(f"{workspace.path}/posts?q=" + "x" * 5000), 414)

@@ -13,7 +13,7 @@ import falcon
 
 from common.app import create_app as create_base_app
 from common.config import Settings, load_settings
-from common.errors import PayloadTooLarge
+from common.errors import PayloadTooLarge, UriTooLong
 from common.internal import InternalClient
 from common.plugins import ServiceSpec, load_services
 from gateway.authn import Authenticator
@@ -23,6 +23,7 @@ from gateway.openapi import OpenAPIDocument, build_document
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow")
 DRAIN_LIMIT = 8 * 1024 * 1024
+MAX_URI_LENGTH = 4096
 
 
 def methods_of(resource: type) -> list[str]:
@@ -40,6 +41,8 @@ class Proxy:
         self.max_body = max_body
 
     def forward(self, req: falcon.Request, resp: falcon.Response, **params) -> None:
+        if len(req.relative_uri) > MAX_URI_LENGTH:
+            raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
         body = self._read_body(req)
         caller = self.authn.caller(req, params.get("slug"))
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}

@@ -22,6 +22,7 @@ GATEWAY_RESPONSES = {
     "401": "Unauthorized",
     "403": "Forbidden",
     "413": "PayloadTooLarge",
+    "414": "UriTooLong",
     "502": "Unavailable",
     "503": "Unavailable",
     "504": "Unavailable",

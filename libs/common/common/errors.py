@@ -36,6 +36,10 @@ class PayloadTooLarge(FeedbackError):
     status = "413 Payload Too Large"
 
 
+class UriTooLong(FeedbackError):
+    status = "414 URI Too Long"
+
+
 class Unavailable(FeedbackError):
     status = "503 Service Unavailable"
 

@@ -20,6 +20,8 @@ class GunicornServer(BaseApplication):
             "timeout": 60,
             "graceful_timeout": 10,
             "keepalive": 75,  # the gateway keeps pooled connections to services open
+            # gunicorn's largest request line; the gateway answers a JSON 414 well below it
+            "limit_request_line": 8190,
             "accesslog": None,
             "loglevel": settings.log_level.lower(),
         }
