@@ -34,7 +34,7 @@ from pymongo import MongoClient  # noqa: E402
 from common import auth  # noqa: E402
 from common.devstack import LocalStack, free_port  # noqa: E402
 from common.testing import Api, create_workspace, wait_for  # noqa: E402
-from harness import machine, start_ceiling, wrk  # noqa: E402
+from harness import machine, start_ceiling, wait_up, wrk  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -110,7 +110,7 @@ def main() -> None:
             ("GET /roadmap", "posts", "GET", f"{p}/roadmap", None, {}, anonymous, False),
             ("GET /agent-context", "workspaces", "GET", f"{p}/agent-context", None, {"Authorization": f"Bearer {ws.key}"}, manager, False),
         ]
-        _wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
+        wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
         ceiling_load = wrk(f"http://127.0.0.1:{ceiling_port}/hello", seconds=args.seconds, connections=args.connections)
         rows, costs = [], []
         for name, service, method, path, body, gw_headers, caller, rotate in endpoints:
@@ -168,16 +168,6 @@ def _own_cost(platform, service, method, path, body, gw_headers, direct_headers,
 def _post(api, ws):
     r = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": "features", "title": "The hot post", "content": "Vote here"})
     return r.json() if r.status_code == 201 else None
-
-
-def _wait_up(url: str) -> None:
-    for _ in range(100):
-        try:
-            if requests.get(url, timeout=1).ok:
-                return
-        except requests.ConnectionError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not come up")
 
 
 if __name__ == "__main__":

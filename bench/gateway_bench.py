@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -19,7 +18,7 @@ import requests  # noqa: E402
 from common import auth  # noqa: E402
 from common.devstack import LocalStack, free_port  # noqa: E402
 from common.testing import Api, create_workspace  # noqa: E402
-from harness import machine, start_ceiling, wrk  # noqa: E402
+from harness import machine, start_ceiling, wait_up, wrk  # noqa: E402
 
 
 def main() -> None:
@@ -38,7 +37,7 @@ def main() -> None:
         direct_headers = auth.signed_headers(platform.internal_secret, "GET", path, auth.Caller())
         direct_url = platform.service_url("workspaces") + path
         assert requests.get(direct_url, headers=direct_headers, timeout=5).status_code == 200
-        _wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
+        wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
         run = dict(seconds=args.seconds, connections=args.connections)
         wrk(platform.url + path, seconds=2, connections=args.connections)  # warm-up
         ceiling_load = wrk(f"http://127.0.0.1:{ceiling_port}/hello", **run)
@@ -51,16 +50,6 @@ def main() -> None:
     print(f"  through the gateway      {through}")
     print(f"  gateway/direct ratio     {through.rps / direct.rps:.2f}   (target >= 0.9)")
     print(f"  direct/ceiling ratio     {direct.rps / ceiling_load.rps:.2f}")
-
-
-def _wait_up(url: str) -> None:
-    for _ in range(100):
-        try:
-            if requests.get(url, timeout=1).ok:
-                return
-        except requests.ConnectionError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not come up")
 
 
 if __name__ == "__main__":

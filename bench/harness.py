@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,6 +96,19 @@ def _percentile(out: str, label: str) -> float:
     m = re.search(rf"^\s+{re.escape(label)}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
     value, unit = float(m.group(1)), m.group(2)
     return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def wait_up(url: str, timeout: float = 10.0) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, timeout=1).ok:
+                return
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up")
 
 
 def start_ceiling(port: int) -> subprocess.Popen:

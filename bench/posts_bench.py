@@ -1,6 +1,6 @@
 """Posts service benchmark: search quality and latency at 10,000 posts, and throughput.
 
-    .venv/bin/python bench/posts_bench.py [--posts 10000] [--seconds 10] [--concurrency 8]
+    .venv/bin/python bench/posts_bench.py [--posts 10000]
 
 Starts its own platform (common.devstack.LocalStack: SecantusDB, Tansu, every service,
 the gateway), then prints figures only:
@@ -10,9 +10,7 @@ the gateway), then prints figures only:
   workspace (the labeled ones go through POST /posts; the rest are generated look-alike
   feedback, written straight to the database with the service's own document builder);
 - p50/p95 latency of those searches through the gateway;
-- throughput of GET /posts?limit=20 and POST /posts through the gateway, beside a trivial
-  Falcon JSON endpoint served under the same gunicorn settings, measured in the same run.
-  The load generator is its own process (this script with --load);
+- (throughput of every endpoint beside the trivial-Falcon ceiling is bench/api_bench.py's);
 - for context on real MongoDB: the database round trips per request (X-Db-Round-Trips,
   asked of the service directly) and the latency of the same page query sent straight to
   the local MongoDB-protocol server with pymongo, so the stack's own cost can be told
@@ -25,10 +23,7 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -63,74 +58,11 @@ def generated_post(rng: random.Random) -> tuple[str, str]:
     return title, " ".join(rng.sample(BODIES, 2))
 
 
-# -- load generator (its own process) ------------------------------------------------------
-
-
-def load(url: str, method: str, seconds: float, concurrency: int, body: str | None, headers: dict) -> dict:
-    """Hit ``url`` from ``concurrency`` threads for ``seconds``; return counts and latencies."""
-    http = urllib3.PoolManager(maxsize=concurrency)
-    stop = time.monotonic() + seconds
-    latencies: list[float] = []
-    errors = [0]
-    lock = threading.Lock()
-
-    def worker():
-        mine, bad = [], 0
-        while time.monotonic() < stop:
-            t = time.perf_counter()
-            r = http.request(method, url, body=body, headers=headers, retries=False, timeout=60)
-            if r.status >= 300:
-                bad += 1
-            mine.append(time.perf_counter() - t)
-        with lock:
-            latencies.extend(mine)
-            errors[0] += bad
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.monotonic() - started
-    return {"requests": len(latencies), "errors": errors[0], "rps": len(latencies) / elapsed, **percentiles(latencies)}
-
-
 def percentiles(values: list[float]) -> dict:
     if not values:
         return {"p50_ms": None, "p95_ms": None}
     ordered = sorted(values)
     return {"p50_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}
-
-
-def run_load(url, method, seconds, concurrency, body=None, headers=None) -> dict:
-    argv = [sys.executable, __file__, "--load", url, method, str(seconds), str(concurrency), body or "", json.dumps(headers or {})]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 120)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-# -- the trivial Falcon ceiling ----------------------------------------------------------
-
-
-def trivial_server(bind: str) -> None:
-    """A trivial Falcon JSON endpoint under the platform's gunicorn settings."""
-    import falcon
-
-    from common.config import load_settings
-    from common.server import GunicornServer
-
-    class Hello:
-        def on_get(self, req, resp):
-            resp.media = {"hello": "world"}
-
-    def app():
-        a = falcon.App()
-        a.add_route("/hello", Hello())
-        return a
-
-    GunicornServer(app, bind, load_settings()).run()
 
 
 # -- the run -----------------------------------------------------------------------------
@@ -139,21 +71,18 @@ def trivial_server(bind: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--posts", type=int, default=10_000)
-    parser.add_argument("--seconds", type=float, default=10)
-    parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
 
     from bson import ObjectId
     from pymongo import MongoClient
 
     from common import auth
-    from common.devstack import LocalStack, free_port
+    from common.devstack import LocalStack
     from posts.service import build_post
 
     logs = Path(tempfile.mkdtemp(prefix="posts-bench-"))
     stack = LocalStack(log_dir=logs)
     stack.start()
-    trivial = None
     try:
         http = urllib3.PoolManager(maxsize=16)
         base = stack.url + "/v1"
@@ -237,28 +166,6 @@ def main() -> None:
             http.request("GET", f"{base}/workspaces/{slug}/posts?limit=20", timeout=60)
             via_gateway.append(time.perf_counter() - t)
 
-        # Throughput: the trivial ceiling, GET /posts, POST /posts.
-        port = free_port()
-        trivial = subprocess.Popen([sys.executable, __file__, "--trivial", f"127.0.0.1:{port}"], env=stack.env(),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if http.request("GET", f"http://127.0.0.1:{port}/hello", retries=False, timeout=1).status == 200:
-                    break
-            except urllib3.exceptions.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("trivial server did not start")
-            time.sleep(0.2)
-        ceiling = run_load(f"http://127.0.0.1:{port}/hello", "GET", args.seconds, args.concurrency)
-        listing = run_load(f"{base}/workspaces/{slug}/posts?limit=20", "GET", args.seconds, args.concurrency)
-        creating = run_load(
-            f"{base}/workspaces/{slug}/posts", "POST", args.seconds, args.concurrency,
-            json.dumps({"boardSlug": "features", "title": "Benchmark post", "content": "Posted by the load generator"}),
-            {"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
-        )
-
         print(f"posts in workspace:              {total}")
         print(f"labeled posts / groups:          {len(labeled)} / {len(groups)}")
         print(f"search recall@5:                 {statistics.mean(recalls):.3f}")
@@ -280,24 +187,9 @@ def main() -> None:
               f"to the db: stack's own cost ~{g - d:.0f} ms")
         print(f"GET /posts/{{id}} one at a time:  {g1:.1f} ms via gateway, {d1:.1f} ms for its queries straight to the db: "
               f"stack's own cost ~{g1 - d1:.1f} ms")
-        for name, r in (("trivial falcon GET", ceiling), ("GET /posts?limit=20", listing), ("POST /posts", creating)):
-            print(f"{name:<22} {r['rps']:8.1f} req/s  p50 {r['p50_ms']:.0f} ms  p95 {r['p95_ms']:.0f} ms  errors {r['errors']}")
-        print(f"(concurrency {args.concurrency}, {args.seconds:.0f} s each; load generator in its own process)")
     finally:
-        if trivial is not None:
-            import os
-            import signal
-
-            os.killpg(trivial.pid, signal.SIGTERM)
-            trivial.wait(10)
         stack.stop()
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--load":
-        url, method, seconds, concurrency, body, headers = sys.argv[2:8]
-        print(json.dumps(load(url, method, float(seconds), int(concurrency), body or None, json.loads(headers))))
-    elif len(sys.argv) > 1 and sys.argv[1] == "--trivial":
-        trivial_server(sys.argv[2])
-    else:
-        main()
+    main()

@@ -39,14 +39,16 @@ class Outbox:
         self.collection = db[OUTBOX]
         self.topic = topic
 
-    def add(self, session: ClientSession | None, type_: str, workspace: str, data: dict) -> dict:
-        event = envelope(type_, workspace, data)
+    def document(self, type_: str, workspace: str, data: dict) -> dict:
+        """The outbox document of a new event, for callers that batch their own writes."""
         # The relay publishes in ``at`` order. An ObjectId alone would not do: its time part
         # has whole seconds, and within one second ids of two processes sort by their random
         # part. Writes to one document serialise in MongoDB (a second writer retries after the
         # first commits), so nanosecond write times keep such events in commit order.
-        self.collection.insert_one(
-            {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event},
-            session=session,
-        )
-        return event
+        event = envelope(type_, workspace, data)
+        return {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event}
+
+    def add(self, session: ClientSession | None, type_: str, workspace: str, data: dict) -> dict:
+        doc = self.document(type_, workspace, data)
+        self.collection.insert_one(doc, session=session)
+        return doc["event"]

@@ -9,6 +9,7 @@ service. Nothing lists the services by hand.
 from __future__ import annotations
 
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -23,7 +24,7 @@ ENTRY_POINT_GROUP = "feedback.plugins"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
-Worker = Callable[[Any, "threading.Event"], None]  # noqa: F821 - (context, stop) -> None
+Worker = Callable[[Any, threading.Event], None]  # (context, stop) -> None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from pymongo.errors import DuplicateKeyError
 
 from common import auth
 from common.errors import Conflict, NotFound
-from common.events import envelope
 from common.ids import now, object_id
 from posts import access, contract, shapes, txn
 from posts.service import PostStore
@@ -36,8 +35,7 @@ class VoteService:
 
     def _event(self, slug: str, type_: str, data: dict) -> InsertOne:
         outbox = self.repo.outbox
-        doc = {"_id": ObjectId(), "topic": outbox.topic, "key": slug, "event": envelope(type_, slug, data)}
-        return InsertOne(doc, namespace=outbox.collection.full_name)
+        return InsertOne(outbox.document(type_, slug, data), namespace=outbox.collection.full_name)
 
     def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
         """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing)."""
