@@ -178,8 +178,14 @@ class LocalStack:
         self.processes[name].stop(signal.SIGKILL)
 
     def stop(self) -> None:
-        for process in reversed(list(self.processes.values())):
-            process.stop()
+        """Stop the platform's processes together, then the servers they were using."""
+        infra = {"mongo", "kafka"}
+        for group in ([p for n, p in self.processes.items() if n not in infra], [p for n, p in self.processes.items() if n in infra]):
+            threads = [threading.Thread(target=p.stop) for p in group]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
 
     def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> Process:
         log_path = self.log_dir / f"{name}.log" if self.log_dir else None
