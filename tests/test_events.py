@@ -74,8 +74,12 @@ def test_writes_succeed_while_kafka_is_down_and_events_follow(tmp_path):
             return [e for e in events if e["workspace"] == ws.slug and e["type"] == kind]
 
         events = read_events(settings, "feedback.workspaces", lambda ev: len(mine(ev, "workspace.updated")) >= len(colours), timeout=60)
-        versions = [e["data"]["version"] for e in mine(events, "workspace.updated")]
-        assert versions == sorted(versions) and len(set(versions)) == len(colours), "in order, none lost"
+        unique = {e["id"]: e for e in mine(events, "workspace.updated")}  # at-least-once: drop re-sends
+        versions = [e["data"]["version"] for e in unique.values()]
+        # Earlier updates (board, SSO secret) may or may not have left before the broker stopped;
+        # what arrives must be in order with no gap, and include the five changes made while down.
+        assert versions == list(range(versions[0], versions[0] + len(versions))), f"in order, none lost: {versions}"
+        assert len(versions) >= len(colours)
         assert mine(events, "workspace.updated")[-1]["data"]["anonSubmit"] is True
 
         def all_posts_events(ev):
