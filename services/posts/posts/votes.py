@@ -44,14 +44,7 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            doc = self.repo.posts.find_one_and_update(
-                {"_id": oid, "workspace": slug, "mergedInto": None},
-                {"$inc": {"voteCount": 1}},
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
-            if doc is None or not access.can_see(caller, slug, doc):
-                raise self._refusal(caller, slug, post_id)  # aborts
+            doc = self._count(session, caller, slug, oid, post_id, +1)
             vote = {"_id": ObjectId(), "workspace": slug, "postId": oid, "userId": user, "countsFor": post_id, "createdAt": now()}
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
@@ -75,14 +68,7 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            doc = self.repo.posts.find_one_and_update(
-                {"_id": oid, "workspace": slug, "mergedInto": None},
-                {"$inc": {"voteCount": -1}},
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
-            if doc is None or not access.can_see(caller, slug, doc):
-                raise self._refusal(caller, slug, post_id)
+            doc = self._count(session, caller, slug, oid, post_id, -1)
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             ops = [DeleteOne({"countsFor": post_id, "userId": user}, namespace=self.repo.votes.full_name)]
             children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
@@ -99,6 +85,19 @@ class VoteService:
         except NotVoted:
             doc = self.repo.find_visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug))
+
+    def _count(self, session, caller: auth.Caller, slug: str, oid: ObjectId, post_id: str, delta: int) -> dict:
+        """Move the post's counter by ``delta`` inside the transaction; refuse (and so abort)
+        when the post is unknown, invisible to the caller, or merged."""
+        doc = self.repo.posts.find_one_and_update(
+            {"_id": oid, "workspace": slug, "mergedInto": None},
+            {"$inc": {"voteCount": delta}},
+            return_document=ReturnDocument.AFTER,
+            session=session,
+        )
+        if doc is None or not access.can_see(caller, slug, doc):
+            raise self._refusal(caller, slug, post_id)
+        return doc
 
     def _refusal(self, caller: auth.Caller, slug: str, post_id: str) -> Exception:
         doc = self.repo.posts.find_one({"_id": ObjectId(post_id), "workspace": slug}, projection={"mergedInto": 1, "moderationState": 1, "authorId": 1})
