@@ -6,13 +6,8 @@ import requests
 
 from common.config import Settings
 from common.plugins import ServiceSpec, hookimpl, load_services, make_plugin_manager
-from common.testing import wait_for
+from common.testing import assert_error, wait_for
 from gateway.app import create_app, methods_of
-
-
-def assert_error(r, status):
-    assert r.status_code == status, r.text
-    assert set(r.json()) == {"error"} and r.json()["error"]
 
 
 def test_openapi_documents_exactly_the_routes(api):

@@ -82,6 +82,14 @@ class Workspace:
         return r.json()
 
 
+def assert_error(r, status: int) -> str:
+    """``r`` answered ``status`` with exactly ``{"error": "<non-empty string>"}``; return the message."""
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+    return body["error"]
+
+
 def unique_slug(prefix: str = "ws") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 

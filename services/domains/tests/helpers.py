@@ -3,13 +3,6 @@
 from conftest import CNAME_TARGET
 
 
-def assert_error(r, status):
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
-    return body["error"]
-
-
 def put_domain(ws, domain):
     r = ws.api.put(f"{ws.path}/domain", key=ws.key, json={"domain": domain})
     assert r.status_code == 200, r.text

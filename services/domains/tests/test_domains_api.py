@@ -3,9 +3,9 @@
 import re
 
 from conftest import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN
-from helpers import assert_error, get_domain, publish_records, put_domain, verify
+from helpers import get_domain, publish_records, put_domain, verify
 
-from common.testing import unique_slug
+from common.testing import assert_error, unique_slug
 
 TOKEN = re.compile(r"^feedback-verify-[0-9a-f]{32}$")
 FIELDS = {"domain", "cnameTarget", "status", "records", "errors", "verifiedAt"}

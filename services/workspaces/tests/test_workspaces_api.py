@@ -2,7 +2,7 @@
 
 import pytest
 
-from common.testing import create_workspace, unique_slug
+from common.testing import assert_error, create_workspace, unique_slug
 
 SETTINGS_FIELDS = {
     "logo": (str, type(None)),
@@ -15,12 +15,6 @@ SETTINGS_FIELDS = {
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
 }
-
-
-def assert_error(r, status):
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
 
 
 # -- creating workspaces ---------------------------------------------------------------
