@@ -13,6 +13,7 @@ from prometheus_client import Counter
 from pymongo import monitoring
 
 ROUND_TRIPS_HEADER = "X-Db-Round-Trips"
+COMMANDS_HEADER = "X-Db-Commands"  # their names in order (e.g. "find,find"): says which trip is extra
 DB_TIME_HEADER = "X-Db-Time-Ms"  # time spent waiting on MongoDB in this request (driver-measured)
 COMMANDS = Counter("feedback_db_commands_total", "MongoDB commands sent", ["command"])
 
@@ -25,7 +26,8 @@ class CommandCounter(monitoring.CommandListener):
     def started(self, event: monitoring.CommandStartedEvent) -> None:
         COMMANDS.labels(event.command_name).inc()
         if getattr(_local, "counting", False):
-            _local.count += 1
+            target = event.command.get(event.command_name)  # the collection, for most commands
+            _local.commands.append(f"{event.command_name}.{target}" if isinstance(target, str) else event.command_name)
 
     def succeeded(self, event) -> None:
         self._timed(event)
@@ -43,13 +45,13 @@ LISTENER = CommandCounter()
 
 
 def start_request() -> None:
-    _local.counting, _local.count, _local.micros = True, 0, 0
+    _local.counting, _local.commands, _local.micros = True, [], 0
 
 
-def finish_request() -> tuple[int, float]:
-    """This request's (round trips, milliseconds spent in them)."""
+def finish_request() -> tuple[list[str], float]:
+    """This request's round trips (each ``command.collection``) and the milliseconds spent in them."""
     _local.counting = False
-    return getattr(_local, "count", 0), getattr(_local, "micros", 0) / 1000
+    return getattr(_local, "commands", []), getattr(_local, "micros", 0) / 1000
 
 
 class RoundTrips:
@@ -59,6 +61,7 @@ class RoundTrips:
         start_request()
 
     def process_response(self, req, resp, resource, req_succeeded):
-        count, millis = finish_request()
-        resp.set_header(ROUND_TRIPS_HEADER, str(count))
+        commands, millis = finish_request()
+        resp.set_header(ROUND_TRIPS_HEADER, str(len(commands)))
+        resp.set_header(COMMANDS_HEADER, ",".join(commands))
         resp.set_header(DB_TIME_HEADER, f"{millis:.3f}")
