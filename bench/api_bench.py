@@ -1,6 +1,6 @@
 """The platform's API under load: each endpoint through the gateway and directly, beside the ceiling.
 
-    .venv/bin/python bench/api_bench.py [--posts 10000] [--seconds 6] [--connections 16]
+    .venv/bin/python bench/api_bench.py [--posts 10000] [--seconds 6] [--connections 16] [--only vote,comments]
 
 Starts its own platform on the local stand-ins, seeds a workspace with --posts posts, then
 prints, measured in this one run with wrk as its own process:
@@ -81,6 +81,7 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=10_000)
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--only", default="", help="comma-separated words; run the endpoints whose name holds one")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     ceiling_port = free_port()
@@ -110,6 +111,8 @@ def main() -> None:
             ("GET /roadmap", "posts", "GET", f"{p}/roadmap", None, {}, anonymous, False),
             ("GET /agent-context", "workspaces", "GET", f"{p}/agent-context", None, {"Authorization": f"Bearer {ws.key}"}, manager, False),
         ]
+        wanted = [w for w in args.only.split(",") if w]
+        endpoints = [e for e in endpoints if e[0] == "GET /branding" or not wanted or any(w in e[0] for w in wanted)]
         wait_up(f"http://127.0.0.1:{ceiling_port}/hello")
         ceiling_load = wrk(f"http://127.0.0.1:{ceiling_port}/hello", seconds=args.seconds, connections=args.connections)
         rows, costs = [], []
@@ -130,6 +133,9 @@ def main() -> None:
             through = wrk(platform.url + path, headers={**gw_headers, **json_headers}, rotating=gw_rotating, **run)
             direct = wrk(platform.service_url(service) + path, headers={**direct_headers, **json_headers}, rotating=direct_rotating, **run)
             rows.append((name, through, direct))
+            if rotate:  # voters who have not voted yet, or this would time the "voted already" path
+                direct_rotating = [auth.signed_headers(platform.internal_secret, method, bare_path,
+                                                       auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{uuid.uuid4().hex}")) for _ in range(30)]
             costs.append((name, *_own_cost(platform, service, method, path, body, gw_headers, direct_headers, direct_rotating)))
         loaded = {name: rss_mb(p.popen.pid) for name, p in platform.processes.items()}
     ceiling.terminate()
@@ -142,27 +148,29 @@ def main() -> None:
     branding = rows[0]
     print(f"\ngateway cost on GET /branding: gateway/direct throughput = {branding[1].rps / branding[2].rps:.2f} (target >= 0.9)")
     print(f"\n{'endpoint':28} {'round trips':>11} {'latency p50':>12} {'db time p50':>12} {'own cost p50':>13}")
-    for name, trips, latency, db_time in costs:
-        print(f"{name:28} {trips:>11} {latency:>10.2f}ms {db_time:>10.2f}ms {latency - db_time:>11.2f}ms")
+    for name, trips, latency, db_time, commands in costs:
+        print(f"{name:28} {trips:>11} {latency:>10.2f}ms {db_time:>10.2f}ms {latency - db_time:>11.2f}ms  {commands}")
     print(f"\n{'process':22} {'RSS at rest':>12} {'RSS after load':>15}")
     for name in rest:
         print(f"{name:22} {rest[name]:>10.0f}MB {loaded.get(name, 0):>13.0f}MB")
 
 
 def _own_cost(platform, service, method, path, body, gw_headers, direct_headers, rotating, samples: int = 30):
-    """(round trips, p50 latency through the gateway, p50 database time) of sequential requests."""
+    """(round trips, p50 latency through the gateway, p50 database time, the commands most often
+    sent) of sequential requests."""
     session = requests.Session()
-    latencies, db_times, trips = [], [], []
+    latencies, db_times, trips, commands = [], [], [], []
     for i in range(samples):
         headers = {**(rotating[i] if rotating else direct_headers)}
         r = session.request(method, platform.service_url(service) + path, json=body, headers=headers, timeout=30)
         trips.append(int(r.headers.get("X-Db-Round-Trips", -1)))
+        commands.append(r.headers.get("X-Db-Commands", ""))
         db_times.append(float(r.headers.get("X-Db-Time-Ms", 0)))
         gw = {**gw_headers, **({"X-Feedback-Anonymous-Id": uuid.uuid4().hex} if rotating else {})}
         t = time.perf_counter()
         session.request(method, platform.url + path, json=body, headers=gw, timeout=30)
         latencies.append((time.perf_counter() - t) * 1000)
-    return statistics.median(trips), statistics.median(latencies), statistics.median(db_times)
+    return statistics.median(trips), statistics.median(latencies), statistics.median(db_times), statistics.mode(commands)
 
 
 def _post(api, ws):

@@ -16,6 +16,7 @@ BUDGETS = [
     ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 3),
     ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 3),
     ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 3),
+    ("comment", "posts", "POST", "/posts/{post}/comments", {"content": "Budget"}, "user", 3),  # counter, comment+event, commit
     ("branding", "workspaces", "GET", "/branding", None, "anonymous", 1),
     ("agent context", "workspaces", "GET", "/agent-context", None, "manager", 2),
     ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 3),  # update, event, commit

@@ -10,6 +10,7 @@ real MongoDB (the chart's values say so); the local SecantusDB server supports t
 from __future__ import annotations
 
 import random
+import threading
 import time
 from typing import Callable, Iterable, TypeVar
 
@@ -27,6 +28,8 @@ from common.errors import Unavailable
 T = TypeVar("T")
 TRANSIENT = "TransientTransactionError"
 UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
+# Striped, so the locks are few and fixed; two keys sharing a stripe merely take turns.
+_HOT_LOCKS = tuple(threading.Lock() for _ in range(64))
 
 
 class Store:
@@ -48,7 +51,7 @@ class Store:
         self.client = mongoengine.get_connection(service)
         self.db: Database = mongoengine.get_db(service)
 
-    def transaction(self, work: Callable[[ClientSession], T], deadline: float = 30.0) -> T:
+    def transaction(self, work: Callable[[ClientSession], T], deadline: float = 30.0, *, hot_key: str | None = None) -> T:
         """Run ``work(session)`` in one transaction; retry it on write conflicts.
 
         pymongo's ``with_transaction`` retries a conflicting transaction at once, which
@@ -56,8 +59,23 @@ class Store:
         one post gave up after 120 s). Here a conflict aborts and retries after a short,
         random, growing pause. An unreachable database is not retried: the driver already
         waited its server-selection time, and the caller gets a 503 instead of a hang.
+
+        ``hot_key`` names the document every such transaction writes (a post's counters):
+        this process's transactions on one key then queue behind each other instead of
+        conflicting, so only other processes' writers can conflict with them.
         """
         give_up = time.monotonic() + deadline
+        if hot_key is None:
+            return self._run(work, give_up)
+        lock = _HOT_LOCKS[hash(hot_key) % len(_HOT_LOCKS)]
+        if not lock.acquire(timeout=deadline):
+            raise Unavailable("too much contention on this item; try again")
+        try:
+            return self._run(work, give_up)
+        finally:
+            lock.release()
+
+    def _run(self, work: Callable[[ClientSession], T], give_up: float) -> T:
         attempt = 0
         while True:
             attempt += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import ReturnDocument
+from pymongo import InsertOne, ReturnDocument
 
 from common import auth
 from common.errors import BadRequest, Forbidden, NotFound
@@ -51,7 +51,6 @@ class CommentService:
         counter = "privateCommentCount" if private else "commentCount"
 
         def work(session):
-            self.repo.comments.insert_one(doc, session=session)
             post = self.repo.posts.find_one_and_update(
                 {"_id": oid, "workspace": slug},
                 {"$inc": {counter: 1}},
@@ -61,11 +60,12 @@ class CommentService:
             )
             if post is None or not access.can_see(caller, slug, post):
                 raise NotFound(f"post '{post_id}' not found")
-            self.repo.outbox.add(
-                session, contract.COMMENT_CREATED, slug, {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
+            event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
+            self.repo.writer.write(
+                session, [InsertOne(doc, namespace=self.repo.comments.full_name), self.repo.event_op(slug, contract.COMMENT_CREATED, event)]
             )
 
-        self.repo.store.transaction(work)
+        self.repo.store.transaction(work, hot_key=post_id)
         return shapes.comment(doc)
 
     def list(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> list[dict]:

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import ReturnDocument
+from pymongo import InsertOne, ReturnDocument
 
 from common import auth
 from common.errors import BadRequest, NotFound, PayloadTooLarge
 from common.events import Outbox
 from common.ids import now, object_id
-from posts import access, contract, shapes, text
+from posts import access, contract, shapes, text, txn
 from posts.config import PostsConfig
 from posts.models import Comment, Post, Vote
 from posts.readmodel import Snapshot, Workspaces
@@ -81,9 +81,14 @@ class PostStore:
         self.workspaces = workspaces
         self.config = config
         self.outbox = Outbox(store.db, contract.TOPIC)
+        self.writer = txn.CrossWriter(store.client)
         self.posts = Post._get_collection()
         self.votes = Vote._get_collection()
         self.comments = Comment._get_collection()
+
+    def event_op(self, slug: str, type_: str, data: dict) -> InsertOne:
+        """The outbox insert of an event, for ``writer.write`` beside the change it reports."""
+        return InsertOne(self.outbox.document(type_, slug, data), namespace=self.outbox.collection.full_name)
 
     def find_visible(self, caller: auth.Caller, slug: str, post_id: str, session=None) -> dict:
         doc = self.posts.find_one({"_id": object_id(post_id, "post"), "workspace": slug}, session=session)

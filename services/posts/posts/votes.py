@@ -15,7 +15,7 @@ from pymongo.errors import DuplicateKeyError
 from common import auth
 from common.errors import Conflict, NotFound
 from common.ids import now, object_id
-from posts import access, contract, shapes, txn
+from posts import access, contract, shapes
 from posts.service import PostStore
 
 
@@ -31,11 +31,6 @@ class NotVoted(Exception):
 class VoteService:
     def __init__(self, repo: PostStore):
         self.repo = repo
-        self.writer = txn.CrossWriter(repo.store.client)
-
-    def _event(self, slug: str, type_: str, data: dict) -> InsertOne:
-        outbox = self.repo.outbox
-        return InsertOne(outbox.document(type_, slug, data), namespace=outbox.collection.full_name)
 
     def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
         """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing)."""
@@ -48,13 +43,13 @@ class VoteService:
             vote = {"_id": ObjectId(), "workspace": slug, "postId": oid, "userId": user, "countsFor": post_id, "createdAt": now()}
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
-            self.writer.write(
-                session, [InsertOne(vote, namespace=self.repo.votes.full_name), self._event(slug, contract.VOTE_CREATED, event)]
+            self.repo.writer.write(
+                session, [InsertOne(vote, namespace=self.repo.votes.full_name), self.repo.event_op(slug, contract.VOTE_CREATED, event)]
             )
             return doc
 
         try:
-            doc = self.repo.store.transaction(work)
+            doc = self.repo.store.transaction(work, hot_key=post_id)
             created = True
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
@@ -75,13 +70,13 @@ class VoteService:
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 ops.append(DeleteMany({"userId": user, "countsFor": {"$in": children}}, namespace=self.repo.votes.full_name))
-            ops.append(self._event(slug, contract.VOTE_DELETED, event))
-            if self.writer.write(session, ops)[0] != 1:
+            ops.append(self.repo.event_op(slug, contract.VOTE_DELETED, event))
+            if self.repo.writer.write(session, ops)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
             return doc
 
         try:
-            doc = self.repo.store.transaction(work)
+            doc = self.repo.store.transaction(work, hot_key=post_id)
         except NotVoted:
             doc = self.repo.find_visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug))
