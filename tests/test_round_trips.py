@@ -17,6 +17,7 @@ BUDGETS = [
     ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 3),
     ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 3),
     ("comment", "posts", "POST", "/posts/{post}/comments", {"content": "Budget"}, "user", 3),  # counter, comment+event, commit
+    ("roadmap", "posts", "GET", "/roadmap", None, "anonymous", 1),  # every column in one aggregate ($unionWith)
     ("branding", "workspaces", "GET", "/branding", None, "anonymous", 1),
     ("agent context", "workspaces", "GET", "/agent-context", None, "manager", 2),
     ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 3),  # update, event, commit

@@ -294,21 +294,12 @@ class PostService:
             found = ws.board_by_slug(board)
             board_known = found is not None
             filters["boardId"] = found["id"] if found else None
-        columns = []
-        for status in ws.statuses:
-            if not status.get("roadmap", True):
-                continue  # the workspaces service marks each status shown on the roadmap or not
-            docs = []
-            if board_known:
-                docs = self.repo.posts.find(
-                    {**filters, "statusSlug": status["slug"]},
-                    projection={"title": 1, "voteCount": 1},
-                    sort=[("voteCount", -1), ("_id", -1)],
-                    limit=limit,
-                    batch_size=limit,
-                )
-            columns.append({"status": ws.status_shape(status["slug"]), "items": [shapes.roadmap_item(d) for d in docs]})
-        return {"columns": columns}
+        shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
+        items: dict[str, list] = {slug_: [] for slug_ in shown}
+        if board_known and shown:
+            for doc in self.repo.posts.aggregate(_roadmap_pipeline(self.repo.posts.name, filters, shown, limit), batchSize=limit * len(shown)):
+                items[doc["statusSlug"]].append(shapes.roadmap_item(doc))
+        return {"columns": [{"status": ws.status_shape(s), "items": items[s]} for s in shown]}
 
     def lookup(self, slug: str, ids: list[str]) -> list[str]:
         """Which of ``ids`` are posts of workspace ``slug`` (for changelog postIds)."""
@@ -322,3 +313,20 @@ class PostService:
             return []
         found = {str(d["_id"]) for d in self.repo.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
         return [i for i in ids if i in found]
+
+
+def _roadmap_pipeline(collection: str, filters: dict, statuses: list[str], limit: int) -> list[dict]:
+    """Each roadmap column's top posts by votes, all in one round trip: one branch per status
+    joined with ``$unionWith``, so each branch is its own index walk (workspace, listed,
+    statusSlug, voteCount) of at most ``limit`` posts on real MongoDB."""
+
+    def column(status: str) -> list[dict]:
+        return [
+            {"$match": {**filters, "statusSlug": status}},
+            {"$sort": {"voteCount": -1, "_id": -1}},
+            {"$limit": limit},
+            {"$project": {"title": 1, "voteCount": 1, "statusSlug": 1}},
+        ]
+
+    first, *rest = statuses
+    return column(first) + [{"$unionWith": {"coll": collection, "pipeline": column(s)}} for s in rest]

@@ -70,6 +70,9 @@ def test_roadmap_columns_follow_statuses(board):
         {"id": p1["id"], "title": "P1", "voteCount": 0},
     ]
     assert [i["id"] for i in columns["in-progress"]["items"]] == [p4["id"]]
+    top = {c["status"]["slug"]: c["items"] for c in board.api.get(f"{ws.path}/roadmap", params={"limit": 1}).json()["columns"]}
+    assert [i["id"] for i in top["planned"]] == [p2["id"]]  # the limit holds per column
+    assert [i["id"] for i in top["in-progress"]] == [p4["id"]]
     # Pending posts leave the roadmap.
     board.api.patch(f"{board.path}/{p4['id']}", key=ws.key, json={"moderationState": "pending"})
     columns = {c["status"]["slug"]: c for c in board.api.get(f"{ws.path}/roadmap").json()["columns"]}
