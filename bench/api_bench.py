@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -34,30 +33,7 @@ from pymongo import MongoClient  # noqa: E402
 from common import auth  # noqa: E402
 from common.devstack import LocalStack, free_port  # noqa: E402
 from common.testing import Api, create_workspace, wait_for  # noqa: E402
-from harness import machine, start_ceiling, wait_up, wrk  # noqa: E402
-
-
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process and all its descendants (a gunicorn master and workers)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo += children.get(p, [])
-        try:
-            for line in open(f"/proc/{p}/status"):
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total / 1024
+from harness import cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
 
 
 def seed(platform: LocalStack, slug: str, board_id: str, count: int) -> None:
@@ -130,8 +106,16 @@ def main() -> None:
                 gw_rotating = direct_rotating = None
                 direct_headers = auth.signed_headers(platform.internal_secret, method, bare_path, caller)
             run = dict(seconds=args.seconds, connections=args.connections, method=method, body=body_text)
+            before = {n: cpu_seconds(p.popen.pid) for n, p in platform.processes.items()}
             through = wrk(platform.url + path, headers={**gw_headers, **json_headers}, rotating=gw_rotating, **run)
+            between = {n: cpu_seconds(p.popen.pid) for n, p in platform.processes.items()}
             direct = wrk(platform.service_url(service) + path, headers={**direct_headers, **json_headers}, rotating=direct_rotating, **run)
+            after = {n: cpu_seconds(p.popen.pid) for n, p in platform.processes.items()}
+            if name == "GET /branding":  # CPU milliseconds per request, by process, each way
+                cpu_per_request = {
+                    way: {n: (end[n] - start[n]) * 1000 / (load.rps * args.seconds) for n in (service + "-api", "gateway", "mongo")}
+                    for way, start, end, load in (("gateway", before, between, through), ("direct", between, after, direct))
+                }
             rows.append((name, through, direct))
             if rotate:  # voters who have not voted yet, or this would time the "voted already" path
                 direct_rotating = [auth.signed_headers(platform.internal_secret, method, bare_path,
@@ -147,6 +131,8 @@ def main() -> None:
         print(f"{name:28} {str(through):58} {direct}")
     branding = rows[0]
     print(f"\ngateway cost on GET /branding: gateway/direct throughput = {branding[1].rps / branding[2].rps:.2f} (target >= 0.9)")
+    for way, used in cpu_per_request.items():
+        print(f"  CPU per request {way:8}: " + ", ".join(f"{n} {ms:.2f} ms" for n, ms in used.items()))
     print(f"\n{'endpoint':28} {'round trips':>11} {'latency p50':>12} {'db time p50':>12} {'own cost p50':>13}")
     for name, trips, latency, db_time, commands in costs:
         print(f"{name:28} {trips:>11} {latency:>10.2f}ms {db_time:>10.2f}ms {latency - db_time:>11.2f}ms  {commands}")
@@ -160,15 +146,23 @@ def _own_cost(platform, service, method, path, body, gw_headers, direct_headers,
     sent) of sequential requests."""
     session = requests.Session()
     latencies, db_times, trips, commands = [], [], [], []
+    # wrk leaves requests behind that the service still runs (on the stand-in a slow endpoint's
+    # backlog takes tens of seconds): one untimed request waits for them. Slow endpoints get
+    # fewer samples.
+    if not rotating:
+        session.request(method, platform.service_url(service) + path, json=body, headers=direct_headers, timeout=180)
+    spent = time.monotonic() + 20
     for i in range(samples):
+        if i >= 5 and time.monotonic() > spent:
+            break
         headers = {**(rotating[i] if rotating else direct_headers)}
-        r = session.request(method, platform.service_url(service) + path, json=body, headers=headers, timeout=30)
+        r = session.request(method, platform.service_url(service) + path, json=body, headers=headers, timeout=180)
         trips.append(int(r.headers.get("X-Db-Round-Trips", -1)))
         commands.append(r.headers.get("X-Db-Commands", ""))
         db_times.append(float(r.headers.get("X-Db-Time-Ms", 0)))
         gw = {**gw_headers, **({"X-Feedback-Anonymous-Id": uuid.uuid4().hex} if rotating else {})}
         t = time.perf_counter()
-        session.request(method, platform.url + path, json=body, headers=gw, timeout=30)
+        session.request(method, platform.url + path, json=body, headers=gw, timeout=180)
         latencies.append((time.perf_counter() - t) * 1000)
     return statistics.median(trips), statistics.median(latencies), statistics.median(db_times), statistics.mode(commands)
 

@@ -98,6 +98,47 @@ def _percentile(out: str, label: str) -> float:
     return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
 
 
+def process_tree(pid: int) -> list[int]:
+    """A process and all its descendants (a gunicorn master and its workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo += children.get(p, [])
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process tree."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            total += next(int(line.split()[1]) for line in open(f"/proc/{p}/status") if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            pass
+    return total / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process tree has used so far."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            fields = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def wait_up(url: str, timeout: float = 10.0) -> None:
     import requests
 

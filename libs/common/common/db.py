@@ -29,7 +29,8 @@ T = TypeVar("T")
 TRANSIENT = "TransientTransactionError"
 UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
 # Striped, so the locks are few and fixed; two keys sharing a stripe merely take turns.
-_HOT_LOCKS = tuple(threading.Lock() for _ in range(64))
+HOT_LOCK_STRIPES = 64
+_HOT_LOCKS = tuple(threading.Lock() for _ in range(HOT_LOCK_STRIPES))
 
 
 class Store:
@@ -67,7 +68,7 @@ class Store:
         give_up = time.monotonic() + deadline
         if hot_key is None:
             return self._run(work, give_up)
-        lock = _HOT_LOCKS[hash(hot_key) % len(_HOT_LOCKS)]
+        lock = _HOT_LOCKS[hash(hot_key) % HOT_LOCK_STRIPES]
         if not lock.acquire(timeout=deadline):
             raise Unavailable("too much contention on this item; try again")
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import InsertOne, ReturnDocument
+from pymongo import InsertOne
 
 from common import auth
 from common.errors import BadRequest, Forbidden, NotFound
@@ -51,19 +51,17 @@ class CommentService:
         counter = "privateCommentCount" if private else "commentCount"
 
         def work(session):
-            post = self.repo.posts.find_one_and_update(
-                {"_id": oid, "workspace": slug},
-                {"$inc": {counter: 1}},
-                projection={"title": 1, "moderationState": 1, "authorId": 1},
-                return_document=ReturnDocument.AFTER,
-                session=session,
+            post = self.repo.posts.find_one(
+                {"_id": oid, "workspace": slug}, projection={"title": 1, "moderationState": 1, "authorId": 1}, session=session
             )
             if post is None or not access.can_see(caller, slug, post):
                 raise NotFound(f"post '{post_id}' not found")
             event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
-            self.repo.writer.write(
-                session, [InsertOne(doc, namespace=self.repo.comments.full_name), self.repo.event_op(slug, contract.COMMENT_CREATED, event)]
-            )
+            self.repo.writer.write(session, [
+                InsertOne(doc, namespace=self.repo.comments.full_name),
+                self.repo.bump(oid, counter, +1),
+                self.repo.event_op(slug, contract.COMMENT_CREATED, event),
+            ])
 
         self.repo.store.transaction(work, hot_key=post_id)
         return shapes.comment(doc)

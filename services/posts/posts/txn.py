@@ -23,8 +23,8 @@ class CrossWriter:
     """Several inserts/deletes on different collections in one round trip where the server
     can (MongoDB 8's client-level ``bulkWrite``; SecantusDB has it too), else one command each.
 
-    A vote writes its vote document and its outbox event this way, so a vote costs three
-    round trips (this, the post's counter, the commit) instead of four.
+    A vote writes its vote document, the post's counter and its outbox event this way, so a
+    vote costs three round trips (reading the post, this, the commit) instead of five.
     """
 
     def __init__(self, client):
@@ -32,14 +32,18 @@ class CrossWriter:
         self.supported: bool | None = None  # learnt on first use
 
     def write(self, session, ops: list) -> list[int]:
-        """Apply ``ops`` (pymongo InsertOne/DeleteOne/DeleteMany with ``namespace``) in order;
-        return the deleted count of each op (0 for inserts). A duplicate key raises DuplicateKeyError."""
+        """Apply ``ops`` (pymongo InsertOne/UpdateOne/DeleteOne/DeleteMany with ``namespace``) in
+        order; return the count each op touched (deleted for deletes, matched for updates, 0 for
+        inserts). A duplicate key raises DuplicateKeyError."""
         if self.supported is not False:
             try:
                 result = self.client.bulk_write(ops, session=session, verbose_results=True, ordered=True)
                 self.supported = True
-                deleted = result.delete_results or {}
-                return [getattr(deleted.get(i), "deleted_count", 0) for i in range(len(ops))]
+                deleted, updated = result.delete_results or {}, result.update_results or {}
+                return [
+                    deleted[i].deleted_count if i in deleted else updated[i].matched_count if i in updated else 0
+                    for i in range(len(ops))
+                ]
             except ClientBulkWriteException as ex:
                 codes = [e.get("code") for e in (ex.write_errors or [])]
                 if DUPLICATE_KEY in codes:
@@ -62,6 +66,8 @@ class CrossWriter:
         if kind == "InsertOne":
             collection.insert_one(op._doc, session=session)
             return 0
+        if kind == "UpdateOne":
+            return collection.update_one(op._filter, op._doc, session=session).matched_count
         if kind == "DeleteOne":
             return collection.delete_one(op._filter, session=session).deleted_count
         return collection.delete_many(op._filter, session=session).deleted_count

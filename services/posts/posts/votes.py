@@ -2,14 +2,14 @@
 
 A vote is a document (unique per post and identity) whose ``countsFor`` names the post
 whose ``voteCount`` includes it; see :class:`posts.models.Vote`. Casting one costs three
-round trips in one transaction: the post's counter (findAndModify), the vote and its
+round trips in one transaction: reading the post, then the vote, the post's counter and the
 outbox event together (:class:`posts.txn.CrossWriter`), the commit.
 """
 
 from __future__ import annotations
 
 from bson import ObjectId
-from pymongo import DeleteMany, DeleteOne, InsertOne, ReturnDocument
+from pymongo import DeleteMany, DeleteOne, InsertOne
 from pymongo.errors import DuplicateKeyError
 
 from common import auth
@@ -39,13 +39,16 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            doc = self._count(session, caller, slug, oid, post_id, +1)
+            doc = self._votable(session, caller, slug, oid, post_id)
+            doc["voteCount"] += 1
             vote = {"_id": ObjectId(), "workspace": slug, "postId": oid, "userId": user, "countsFor": post_id, "createdAt": now()}
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
-            self.repo.writer.write(
-                session, [InsertOne(vote, namespace=self.repo.votes.full_name), self.repo.event_op(slug, contract.VOTE_CREATED, event)]
-            )
+            self.repo.writer.write(session, [
+                InsertOne(vote, namespace=self.repo.votes.full_name),
+                self.repo.bump(oid, "voteCount", +1),
+                self.repo.event_op(slug, contract.VOTE_CREATED, event),
+            ])
             return doc
 
         try:
@@ -63,14 +66,15 @@ class VoteService:
         user = access.identity(caller)
 
         def work(session):
-            doc = self._count(session, caller, slug, oid, post_id, -1)
+            doc = self._votable(session, caller, slug, oid, post_id)
+            doc["voteCount"] -= 1
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             ops = [DeleteOne({"countsFor": post_id, "userId": user}, namespace=self.repo.votes.full_name)]
             children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 ops.append(DeleteMany({"userId": user, "countsFor": {"$in": children}}, namespace=self.repo.votes.full_name))
-            ops.append(self.repo.event_op(slug, contract.VOTE_DELETED, event))
+            ops += [self.repo.bump(oid, "voteCount", -1), self.repo.event_op(slug, contract.VOTE_DELETED, event)]
             if self.repo.writer.write(session, ops)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
             return doc
@@ -81,22 +85,13 @@ class VoteService:
             doc = self.repo.find_visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug))
 
-    def _count(self, session, caller: auth.Caller, slug: str, oid: ObjectId, post_id: str, delta: int) -> dict:
-        """Move the post's counter by ``delta`` inside the transaction; refuse (and so abort)
-        when the post is unknown, invisible to the caller, or merged."""
-        doc = self.repo.posts.find_one_and_update(
-            {"_id": oid, "workspace": slug, "mergedInto": None},
-            {"$inc": {"voteCount": delta}},
-            return_document=ReturnDocument.AFTER,
-            session=session,
-        )
+    def _votable(self, session, caller: auth.Caller, slug: str, oid: ObjectId, post_id: str) -> dict:
+        """The post as this transaction reads it; refuse (and so abort) when it is unknown,
+        invisible to the caller, or merged."""
+        doc = self.repo.posts.find_one({"_id": oid, "workspace": slug}, projection={"terms": 0, "titleTerms": 0}, session=session)
         if doc is None or not access.can_see(caller, slug, doc):
-            raise self._refusal(caller, slug, post_id)
+            raise NotFound(f"post '{post_id}' not found")
+        if doc.get("mergedInto"):
+            into = doc["mergedInto"]
+            raise Conflict(f"post '{post_id}' is merged into '{into['id']}'; vote on that post instead")
         return doc
-
-    def _refusal(self, caller: auth.Caller, slug: str, post_id: str) -> Exception:
-        doc = self.repo.posts.find_one({"_id": ObjectId(post_id), "workspace": slug}, projection={"mergedInto": 1, "moderationState": 1, "authorId": 1})
-        if doc is None or not access.can_see(caller, slug, doc):
-            return NotFound(f"post '{post_id}' not found")
-        into = doc["mergedInto"]
-        return Conflict(f"post '{post_id}' is merged into '{into['id']}'; vote on that post instead")
