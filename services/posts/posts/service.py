@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import InsertOne, ReturnDocument, UpdateOne
+from pymongo import InsertOne, UpdateOne
 
 from common import auth
 from common.errors import BadRequest, NotFound, PayloadTooLarge
@@ -223,22 +223,19 @@ class PostService:
                 update["terms"], update["titleTerms"] = text.index_terms(title, content)
             if "moderationState" in changed:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
-            after = self.repo.posts.find_one_and_update(
-                {"_id": oid}, {"$set": update}, return_document=ReturnDocument.AFTER, session=session
-            )
+            # The snapshot read above makes this exact: a change since then conflicts and reruns.
+            after = {**before, **update}
             if "title" in changed:
                 self._retitle_links(session, after)
             shape = shapes.post_event(after, ws)
+            ops = [UpdateOne({"_id": oid}, {"$set": update}, namespace=self.repo.posts.full_name)]
             others = sorted(set(changed) - {"statusSlug"})
             if others:
-                self.repo.outbox.add(session, contract.POST_UPDATED, slug, {"post": shape, "changed": others})
+                ops.append(self.repo.event_op(slug, contract.POST_UPDATED, {"post": shape, "changed": others}))
             if "statusSlug" in changed:
-                self.repo.outbox.add(
-                    session,
-                    contract.POST_STATUS_CHANGED,
-                    slug,
-                    {"post": shape, "oldStatus": ws.status_shape(before["statusSlug"]), "newStatus": shape["status"]},
-                )
+                old_status = ws.status_shape(before["statusSlug"])
+                ops.append(self.repo.event_op(slug, contract.POST_STATUS_CHANGED, {"post": shape, "oldStatus": old_status, "newStatus": shape["status"]}))
+            self.repo.writer.write(session, ops)
             return after
 
         doc = self.repo.store.transaction(work)
