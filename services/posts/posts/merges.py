@@ -15,7 +15,7 @@ Merging a post into itself is 400.
 from __future__ import annotations
 
 from bson import ObjectId
-from pymongo import ReturnDocument
+from pymongo import UpdateOne
 
 from common import auth
 from common.errors import BadRequest, Conflict, NotFound
@@ -59,26 +59,19 @@ class MergeService:
                     {"countsFor": a_id, "userId": {"$in": sorted(counted)}}, {"$set": {"countsFor": shadow(a_id)}}, session=session
                 )
             moved = self.repo.votes.update_many({"countsFor": a_id}, {"$set": {"countsFor": b_id}}, session=session).modified_count
+            # a and b were read in this transaction's snapshot, so the documents after the change
+            # are computed here; a change to either since then makes the writes conflict and rerun.
             stamp = now()
-            a = self.repo.posts.find_one_and_update(
-                {"_id": a_oid},
-                {"$set": {"mergedInto": {"id": b_id, "title": b["title"]}, "listed": False, "updatedAt": stamp}},
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
-            b = self.repo.posts.find_one_and_update(
-                {"_id": b_oid},
-                {
-                    "$inc": {"voteCount": moved},
-                    "$push": {"mergedPosts": {"id": a_id, "title": a["title"], "voteCount": a.get("voteCount", 0)}},
-                    "$set": {"updatedAt": stamp},
-                },
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
-            self.repo.outbox.add(
-                session, contract.POST_MERGED, slug, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}
-            )
+            a_set = {"mergedInto": {"id": b_id, "title": b["title"]}, "listed": False, "updatedAt": stamp}
+            entry = {"id": a_id, "title": a["title"], "voteCount": a.get("voteCount", 0)}
+            a = {**a, **a_set}
+            b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
+            b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
+            self.repo.writer.write(session, [
+                UpdateOne({"_id": a_oid}, {"$set": a_set}, namespace=self.repo.posts.full_name),
+                UpdateOne({"_id": b_oid}, b_change, namespace=self.repo.posts.full_name),
+                self.repo.event_op(slug, contract.POST_MERGED, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}),
+            ])
             return a
 
         doc = self.repo.store.transaction(work)
@@ -102,27 +95,18 @@ class MergeService:
                 {"postId": a_oid, "countsFor": shadow(a_id)}, {"$set": {"countsFor": a_id}}, session=session
             ).modified_count
             stamp = now()
-            a = self.repo.posts.find_one_and_update(
-                {"_id": a_oid},
-                {
-                    "$set": {
-                        "mergedInto": None,
-                        "voteCount": moved + kept,
-                        "listed": a["moderationState"] == contract.APPROVED,
-                        "updatedAt": stamp,
-                    }
-                },
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
-            b = self.repo.posts.find_one_and_update(
-                {"_id": ObjectId(b_id)},
-                {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}},
-                return_document=ReturnDocument.AFTER,
-                session=session,
-            )
+            a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED, "updatedAt": stamp}
+            a = {**a, **a_set}
+            ops = [UpdateOne({"_id": a_oid}, {"$set": a_set}, namespace=self.repo.posts.full_name)]
+            b = self.repo.posts.find_one({"_id": ObjectId(b_id)}, session=session)
+            if b is not None:
+                b = {**b, "voteCount": b.get("voteCount", 0) - moved, "updatedAt": stamp,
+                     "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
+                b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
+                ops.append(UpdateOne({"_id": b["_id"]}, b_change, namespace=self.repo.posts.full_name))
             data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None}
-            self.repo.outbox.add(session, contract.POST_UNMERGED, slug, data)
+            ops.append(self.repo.event_op(slug, contract.POST_UNMERGED, data))
+            self.repo.writer.write(session, ops)
             return a
 
         doc = self.repo.store.transaction(work)

@@ -95,7 +95,7 @@ class PostStore:
         read the post first (so the new value is the one read plus ``delta``).
 
         NOTE: SecantusDB's findAndModify scans the collection (measured: 130 ms at 10,000 posts,
-        an update 3 ms), so the hot paths do not move counters with find_one_and_update. Reading
+        an update 3 ms), so this service does not use find_one_and_update. Reading
         the post in the transaction and updating it in the same bulkWrite costs MongoDB the same
         three round trips and is as safe: a change to the post since the transaction's snapshot
         makes this update conflict, and the transaction runs again with the new count."""
