@@ -6,6 +6,7 @@ less CPU than a Python client, which matters on a 2-core machine.
 
 from __future__ import annotations
 
+import atexit
 import os
 import platform
 import re
@@ -154,5 +155,7 @@ def wait_up(url: str, timeout: float = 10.0) -> None:
 
 def start_ceiling(port: int) -> subprocess.Popen:
     """The trivial Falcon JSON endpoint under the platform's own gunicorn settings."""
-    return subprocess.Popen([sys.executable, str(HERE / "ceiling.py"), "--bind", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([sys.executable, str(HERE / "ceiling.py"), "--bind", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    atexit.register(process.terminate)  # also when the bench dies half-way
+    return process
