@@ -59,7 +59,7 @@ class CommentService:
             event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
             self.repo.writer.write(session, [
                 InsertOne(doc, namespace=self.repo.comments.full_name),
-                self.repo.bump(oid, counter, +1),
+                self.repo.update_op(oid, {"$inc": {counter: 1}}),
                 self.repo.event_op(slug, contract.COMMENT_CREATED, event),
             ])
 

@@ -15,7 +15,6 @@ Merging a post into itself is 400.
 from __future__ import annotations
 
 from bson import ObjectId
-from pymongo import UpdateOne
 
 from common import auth
 from common.errors import BadRequest, Conflict, NotFound
@@ -68,8 +67,8 @@ class MergeService:
             b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
             b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
             self.repo.writer.write(session, [
-                UpdateOne({"_id": a_oid}, {"$set": a_set}, namespace=self.repo.posts.full_name),
-                UpdateOne({"_id": b_oid}, b_change, namespace=self.repo.posts.full_name),
+                self.repo.update_op(a_oid, {"$set": a_set}),
+                self.repo.update_op(b_oid, b_change),
                 self.repo.event_op(slug, contract.POST_MERGED, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}),
             ])
             return a
@@ -97,13 +96,13 @@ class MergeService:
             stamp = now()
             a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED, "updatedAt": stamp}
             a = {**a, **a_set}
-            ops = [UpdateOne({"_id": a_oid}, {"$set": a_set}, namespace=self.repo.posts.full_name)]
+            ops = [self.repo.update_op(a_oid, {"$set": a_set})]
             b = self.repo.posts.find_one({"_id": ObjectId(b_id)}, session=session)
             if b is not None:
                 b = {**b, "voteCount": b.get("voteCount", 0) - moved, "updatedAt": stamp,
                      "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
                 b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
-                ops.append(UpdateOne({"_id": b["_id"]}, b_change, namespace=self.repo.posts.full_name))
+                ops.append(self.repo.update_op(b["_id"], b_change))
             data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None}
             ops.append(self.repo.event_op(slug, contract.POST_UNMERGED, data))
             self.repo.writer.write(session, ops)

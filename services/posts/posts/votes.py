@@ -46,7 +46,7 @@ class VoteService:
             # A second vote by the same identity hits the unique index and aborts the count too.
             self.repo.writer.write(session, [
                 InsertOne(vote, namespace=self.repo.votes.full_name),
-                self.repo.bump(oid, "voteCount", +1),
+                self.repo.update_op(oid, {"$inc": {"voteCount": 1}}),
                 self.repo.event_op(slug, contract.VOTE_CREATED, event),
             ])
             return doc
@@ -74,7 +74,7 @@ class VoteService:
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 ops.append(DeleteMany({"userId": user, "countsFor": {"$in": children}}, namespace=self.repo.votes.full_name))
-            ops += [self.repo.bump(oid, "voteCount", -1), self.repo.event_op(slug, contract.VOTE_DELETED, event)]
+            ops += [self.repo.update_op(oid, {"$inc": {"voteCount": -1}}), self.repo.event_op(slug, contract.VOTE_DELETED, event)]
             if self.repo.writer.write(session, ops)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
             return doc
