@@ -10,7 +10,7 @@ from common.config import Settings
 from common.consumer import ConsumerRunner
 from common.devstack import LocalStack
 from common.kafka import make_consumer
-from common.testing import Api, create_workspace, wait_for
+from testkit import Api, create_workspace, wait_for
 
 
 def read_events(settings: Settings, topic: str, want, timeout: float = 30.0) -> list[dict]:
@@ -120,3 +120,51 @@ def test_a_failing_handler_parks_the_message_and_moves_on(stack):
     parked = read_events(settings, f"{topic}.dlq", lambda events: len(events) >= 2)
     assert {p["reason"] for p in parked} >= {"undecodable message"}
 
+
+
+def test_published_events_match_their_declared_schemas(stack, api, workspace):
+    """Every event type of posts and workspaces, produced through the API, validates against
+    the JSON schema its service declares (which the webhook docs and OpenAPI are derived from)."""
+    import jsonschema
+
+    from common.plugins import load_services
+
+    ws, key = workspace, workspace.key
+    ws.board("features", "Features")
+    made = []
+    for title in ("Dark mode", "Night theme"):
+        r = api.post(f"{ws.path}/posts", key=key, json={"boardSlug": "features", "title": title, "content": "x"})
+        assert r.status_code == 201, r.text
+        made.append(r.json()["id"])
+    a, b = made
+    user = ws.user_token("schema-voter")
+    assert api.post(f"{ws.path}/posts/{a}/vote", user=user).status_code == 201
+    assert api.delete(f"{ws.path}/posts/{a}/vote", user=user).status_code == 200
+    assert api.post(f"{ws.path}/posts/{a}/comments", key=key, json={"content": "On it", "isPrivate": True}).status_code == 201
+    assert api.patch(f"{ws.path}/posts/{a}", key=key, json={"title": "Dark mode!", "statusSlug": "planned"}).status_code == 200
+    assert api.post(f"{ws.path}/posts/{a}/merge", key=key, json={"intoPostId": b}).status_code == 200
+    assert api.post(f"{ws.path}/posts/{a}/unmerge", key=key).status_code == 200
+    r = api.post(f"{ws.path}/changelogs", key=key, json={"title": "Dark", "slug": "dark", "content": "x", "publish": True, "postIds": [b]})
+    assert r.status_code == 201, r.text
+
+    services = load_services()
+    settings = Settings(kafka_bootstrap_servers=stack.kafka_bootstrap)
+    for name in ("posts", "workspaces"):
+        spec = services[name]
+
+        def all_types(events, spec=spec):
+            return set(spec.events) <= {e["type"] for e in events if e["workspace"] == ws.slug}
+
+        for event in read_events(settings, spec.topic, all_types):
+            if event["workspace"] == ws.slug:
+                jsonschema.validate(event["data"], spec.events[event["type"]])
+
+
+def test_the_event_docs_are_generated_from_the_declarations():
+    from pathlib import Path
+
+    from common.eventdocs import catalog_markdown
+    from common.plugins import load_services
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "events.md"
+    assert doc.read_text() == catalog_markdown(load_services()), "regenerate: feedback events > docs/events.md"

@@ -5,9 +5,9 @@ import falcon.testing
 import requests
 
 from common.config import Settings
-from common.plugins import ServiceSpec, hookimpl, load_services, make_plugin_manager
-from common.testing import assert_error, wait_for
-from gateway.app import create_app, methods_of
+from common.plugins import Route, ServiceSpec, hookimpl, load_services, make_plugin_manager
+from testkit import assert_error, wait_for
+from gateway.app import create_app
 
 
 def test_openapi_documents_exactly_the_routes(api):
@@ -16,8 +16,8 @@ def test_openapi_documents_exactly_the_routes(api):
     documented = {(path, method) for path, ops in doc["paths"].items() for method in ops if method != "parameters"}
     served = {("/v1/openapi.json", "get")}
     for spec in load_services().values():
-        for template, resource in spec.routes:
-            served |= {("/v1" + template, m.lower()) for m in methods_of(resource)}
+        for route in spec.routes:
+            served |= {("/v1" + route.template, m.lower()) for m in route.methods}
     assert served - documented == set(), "routes without documentation"
     assert documented - served == set(), "documented routes that do not exist"
 
@@ -93,15 +93,11 @@ def test_service_down_answers_503_then_recovers(api, stack, workspace):
     wait_for(lambda: api.get(f"{workspace.path}/branding").status_code == 200, timeout=30, what="workspaces to return")
 
 
-class Hello:
-    def on_get(self, req, resp, slug):
-        resp.media = {"hello": slug}
-
-
 class HelloPlugin:
     @hookimpl
     def register_service(self):
-        return ServiceSpec(name="hello", routes=[("/workspaces/{slug}/hello", Hello)], create_context=lambda s: None)
+        route = Route("/workspaces/{slug}/hello", "hello.resources:Hello", ("GET",))
+        return ServiceSpec(name="hello", context="hello.plugin:create_context", routes=[route])
 
 
 def test_a_new_plugin_adds_routes_without_gateway_changes():

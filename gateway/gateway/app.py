@@ -1,7 +1,8 @@
 """The gateway app: routes every plugin's /v1 routes to its service, after authentication.
 
 The routing table is built from the discovered plugins (``feedback.plugins`` entry
-points); there is no list of services here. Each public route is proxied over pooled,
+points); there is no list of services here, and no service code is imported: each route's
+methods are declared in its spec. Each public route is proxied over pooled,
 time-limited connections to the owning service's URL (``SERVICE_URL_<NAME>``).
 """
 
@@ -15,7 +16,7 @@ from common.app import create_app as create_base_app
 from common.config import Settings, load_settings
 from common.errors import PayloadTooLarge, UriTooLong
 from common.internal import InternalClient
-from common.plugins import ServiceSpec, load_services
+from common.plugins import Route, ServiceSpec, load_services
 from gateway.authn import Authenticator
 from gateway.hosts import HostRouting
 from gateway.openapi import OpenAPIDocument, build_document
@@ -24,11 +25,6 @@ FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow")
 DRAIN_LIMIT = 8 * 1024 * 1024
 MAX_URI_LENGTH = 4096
-
-
-def methods_of(resource: type) -> list[str]:
-    """The HTTP methods a resource class serves, from its ``on_<method>`` responders."""
-    return [m for m in falcon.constants.COMBINED_METHODS if callable(getattr(resource, f"on_{m.lower()}", None))]
 
 
 class Proxy:
@@ -75,10 +71,10 @@ def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
         limit -= len(chunk)
 
 
-def proxy_for(resource: type, proxy: Proxy) -> object:
-    """A Falcon resource with exactly the owner's methods, so other methods answer 405."""
-    responders = {f"on_{m.lower()}": (lambda self, req, resp, **params: proxy.forward(req, resp, **params)) for m in methods_of(resource)}
-    return type(f"Proxy{resource.__name__}", (), responders)()
+def proxy_for(route: Route, proxy: Proxy) -> object:
+    """A Falcon resource with exactly the route's declared methods, so other methods answer 405."""
+    responders = {f"on_{m.lower()}": (lambda self, req, resp, **params: proxy.forward(req, resp, **params)) for m in route.methods}
+    return type("RouteProxy", (), responders)()
 
 
 def create_app(settings: Settings, services: Mapping[str, ServiceSpec], client: InternalClient | None = None) -> falcon.App:
@@ -90,8 +86,8 @@ def create_app(settings: Settings, services: Mapping[str, ServiceSpec], client: 
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
     for name, spec in services.items():
         proxy = Proxy(name, client, authn, settings.max_body_bytes)
-        for template, resource in spec.routes:
-            app.add_route("/v1" + template, proxy_for(resource, proxy))
+        for route in spec.routes:
+            app.add_route("/v1" + route.template, proxy_for(route, proxy))
     return app
 
 

@@ -1,6 +1,6 @@
 """Authenticate public callers and cache the answer briefly.
 
-Credentials (decided in ARCHITECTURE.md, documented in the README):
+Credentials (documented in the README and the OpenAPI document):
 - ``Authorization: Bearer <FEEDBACK_ADMIN_TOKEN>``: the operator;
 - ``Authorization: Bearer <workspace API key>``: a manager of that key's workspace;
 - ``X-Feedback-User: <JWT>``: an end user, HS256-signed with the workspace's ssoSecret;

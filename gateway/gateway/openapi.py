@@ -33,13 +33,15 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
     doc = yaml.safe_load(BASE.read_text())
     doc["servers"] = [{"url": settings.public_base_url}]
     for spec in services.values():
-        if spec.openapi is None:
+        fragment = spec.openapi_path()
+        if fragment is None:
             continue
-        part = yaml.safe_load(Path(spec.openapi).read_text())
+        part = yaml.safe_load(fragment.read_text())
         for path, operations in part.get("paths", {}).items():
             doc["paths"].setdefault(path, {}).update(operations)
         for kind, items in part.get("components", {}).items():
             doc["components"].setdefault(kind, {}).update(items)
+    doc["webhooks"] = webhook_section(services)
     for path, operations in doc["paths"].items():
         if path == "/v1/openapi.json":
             continue
@@ -48,6 +50,34 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
                 for status, name in GATEWAY_RESPONSES.items():
                     operation.setdefault("responses", {}).setdefault(status, {"$ref": f"#/components/responses/{name}"})
     return doc
+
+
+def webhook_section(services: Mapping[str, ServiceSpec]) -> dict:
+    """OpenAPI's ``webhooks``: one operation per event type a service declares, whose body is
+    the event envelope with that type's ``data`` schema (signed per Standard Webhooks)."""
+    section = {}
+    for spec in services.values():
+        for type_, data in sorted(spec.events.items()):
+            envelope = {
+                "type": "object",
+                "required": ["id", "type", "timestamp", "workspace", "data"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "type": {"const": type_},
+                    "timestamp": {"type": "string", "format": "date-time"},
+                    "workspace": {"type": "string"},
+                    "data": data,
+                },
+            }
+            section[type_] = {
+                "post": {
+                    "summary": f"{type_} (published by the {spec.name} service on {spec.topic})",
+                    "description": "Signed with the endpoint's secret: webhook-id, webhook-timestamp and webhook-signature headers.",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": envelope}}},
+                    "responses": {"2XX": {"description": "delivered; any other answer is retried"}},
+                }
+            }
+    return section
 
 
 class OpenAPIDocument:

@@ -23,7 +23,7 @@ from common import auth
 from common.config import Settings
 from common.dbmetrics import RoundTrips
 from common.errors import FeedbackError, Unauthorized
-from common.plugins import ServiceSpec
+from common.plugins import ServiceContext, ServiceSpec, resolve
 
 log = logging.getLogger(__name__)
 
@@ -190,14 +190,15 @@ def create_app(
     return app
 
 
-def create_service_app(settings: Settings, spec: ServiceSpec, context=None) -> falcon.App:
+def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceContext | None = None) -> falcon.App:
     """Build a service's app from its spec: public routes under /v1, internal ones as-is."""
     context = context if context is not None else spec.create_context(settings)
+    context.start_api()
     checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
     middleware = [InternalAuth(settings.internal_secret), RoundTrips()]
     app = create_app(spec.name, middleware=middleware, checks=checks, required_checks=["mongodb"])
-    for template, resource in spec.routes:
-        app.add_route("/v1" + template, resource(context))
-    for template, resource in spec.internal_routes:
-        app.add_route(template, resource(context))
+    for route in spec.routes:
+        app.add_route("/v1" + route.template, resolve(route.resource)(context))
+    for route in spec.internal_routes:
+        app.add_route(route.template, resolve(route.resource)(context))
     return app

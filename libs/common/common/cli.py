@@ -5,6 +5,7 @@
     feedback init                               create Kafka topics and MongoDB indexes
     feedback dev                                the whole platform on this machine
     feedback services                           list discovered services and their workers
+    feedback events                             the event catalog as Markdown (docs/events.md)
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ def services(args) -> None:
         print(f"{name}: routes={len(spec.routes)} publishes={list(spec.publishes)} workers={spec.worker_names()}")
 
 
+def events(args) -> None:
+    from common.eventdocs import catalog_markdown
+
+    print(catalog_markdown(load_services()), end="")
+
+
 def configure_logging(level: str) -> None:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("kafka").setLevel(max(logging.WARNING, logging.getLevelName(level)))  # chatty at INFO
@@ -78,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("init", help="create Kafka topics and MongoDB indexes").set_defaults(func=init)
     sub.add_parser("dev", help="run the whole platform locally").set_defaults(func=dev)
     sub.add_parser("services", help="list discovered services").set_defaults(func=services)
+    sub.add_parser("events", help="print the event catalog as Markdown").set_defaults(func=events)
     args = parser.parse_args(argv)
     args.func(args)
 

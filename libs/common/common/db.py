@@ -1,10 +1,15 @@
 """MongoDB access: one database per service, connected through mongoengine.
 
-Models are mongoengine Documents (fields, validation, indexes) bound to the service's
+Models are mongoengine Documents (fields, defaults, indexes) bound to the service's
 connection alias. Writes that must commit together with an outbox event go through
-pymongo on the same collections (``Model._get_collection()``) inside a transaction,
-because mongoengine 0.29 has no session support. Transactions need a replica set on
-real MongoDB (the chart's values say so); the local SecantusDB server supports them.
+pymongo on the same collections inside a transaction, because mongoengine 0.29 has no
+session support; each service's ``repository.py`` is the one place that does so.
+Transactions need a replica set on real MongoDB (the chart's values say so); the local
+SecantusDB server supports them.
+
+Several writes of one transaction go to the server as one client ``bulkWrite`` where it has
+one (MongoDB 8), else one command each: :class:`Insert`, :class:`Update`, :class:`Delete`
+and :meth:`Store.write`.
 """
 
 from __future__ import annotations
@@ -12,12 +17,23 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Callable, Iterable, TypeVar
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence, TypeVar
 
 import mongoengine
+from pymongo import DeleteMany, DeleteOne, InsertOne, UpdateOne
 from pymongo.client_session import ClientSession
+from pymongo.collection import Collection
 from pymongo.database import Database
-from pymongo.errors import ConnectionFailure, PyMongoError
+from pymongo.errors import (
+    ClientBulkWriteException,
+    ConfigurationError,
+    ConnectionFailure,
+    DuplicateKeyError,
+    InvalidOperation,
+    OperationFailure,
+    PyMongoError,
+)
 from pymongo.read_concern import ReadConcern
 from pymongo.write_concern import WriteConcern
 
@@ -28,6 +44,8 @@ from common.errors import Unavailable
 T = TypeVar("T")
 TRANSIENT = "TransientTransactionError"
 UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
+DUPLICATE_KEY = 11000
+WRITE_CONFLICT = 112
 # Striped, so the locks are few and fixed; two keys sharing a stripe merely take turns.
 HOT_LOCK_STRIPES = 64
 _HOT_LOCKS = tuple(threading.Lock() for _ in range(HOT_LOCK_STRIPES))
@@ -51,13 +69,42 @@ class Store:
         )
         self.client = mongoengine.get_connection(service)
         self.db: Database = mongoengine.get_db(service)
+        self.bulk_supported: bool | None = None  # learnt on the first write
+
+    def write(self, session: ClientSession, writes: Sequence["Write"]) -> list[int]:
+        """Apply ``writes`` in order inside ``session``'s transaction, in one round trip where
+        the server has client ``bulkWrite``; return the count each touched (matched for
+        updates, deleted for deletes, 0 for inserts). A duplicate key raises
+        DuplicateKeyError; a write conflict aborts so :meth:`transaction` runs the work again."""
+        if self.bulk_supported is not False:
+            try:
+                result = self.client.bulk_write([w.bulk_op() for w in writes], session=session, verbose_results=True, ordered=True)
+                self.bulk_supported = True
+                deleted, updated = result.delete_results or {}, result.update_results or {}
+                return [
+                    deleted[i].deleted_count if i in deleted else updated[i].matched_count if i in updated else 0
+                    for i in range(len(writes))
+                ]
+            except ClientBulkWriteException as ex:
+                codes = [e.get("code") for e in (ex.write_errors or [])]
+                if DUPLICATE_KEY in codes:
+                    raise DuplicateKeyError("duplicate key", DUPLICATE_KEY) from None
+                inner = ex.error if isinstance(ex.error, PyMongoError) else None
+                if WRITE_CONFLICT in codes or (inner is not None and inner.has_error_label(TRANSIENT)):
+                    raise _Retry("write conflict") from ex
+                raise
+            except (InvalidOperation, OperationFailure, ConfigurationError) as ex:
+                if self.bulk_supported or (isinstance(ex, OperationFailure) and ex.has_error_label(TRANSIENT)):
+                    raise
+                self.bulk_supported = False  # a server before MongoDB 8: one command per write
+                raise _Retry("client bulkWrite unsupported; retrying without it") from ex
+        return [w.apply(session) for w in writes]
 
     def transaction(self, work: Callable[[ClientSession], T], deadline: float = 30.0, *, hot_key: str | None = None) -> T:
         """Run ``work(session)`` in one transaction; retry it on write conflicts.
 
         pymongo's ``with_transaction`` retries a conflicting transaction at once, which
-        livelocks on a hot document (measured on SecantusDB: 30 of 50 concurrent votes on
-        one post gave up after 120 s). Here a conflict aborts and retries after a short,
+        livelocks on a hot document (docs/benchmarks.md). Here a conflict aborts and retries after a short,
         random, growing pause. An unreachable database is not retried: the driver already
         waited its server-selection time, and the caller gets a 503 instead of a hang.
 
@@ -106,6 +153,64 @@ class Store:
 
     def close(self) -> None:
         mongoengine.disconnect(self.alias)
+
+
+def new_document(model: type[mongoengine.Document], **fields) -> dict:
+    """A new stored document of ``model``, as pymongo writes it: the model's defaults filled
+    in and its fields validated, so a document's shape is declared once, in ``models.py``."""
+    document = model(**fields)
+    document.validate()
+    return document.to_mongo().to_dict()
+
+
+@dataclass(frozen=True)
+class Insert:
+    collection: Collection
+    document: dict
+
+    def bulk_op(self) -> InsertOne:
+        return InsertOne(self.document, namespace=self.collection.full_name)
+
+    def apply(self, session: ClientSession) -> int:
+        self.collection.insert_one(self.document, session=session)
+        return 0
+
+
+@dataclass(frozen=True)
+class Update:
+    collection: Collection
+    filter: dict
+    change: dict
+
+    def bulk_op(self) -> UpdateOne:
+        return UpdateOne(self.filter, self.change, namespace=self.collection.full_name)
+
+    def apply(self, session: ClientSession) -> int:
+        return self.collection.update_one(self.filter, self.change, session=session).matched_count
+
+
+@dataclass(frozen=True)
+class Delete:
+    collection: Collection
+    filter: dict
+    many: bool = False
+
+    def bulk_op(self) -> DeleteOne | DeleteMany:
+        return (DeleteMany if self.many else DeleteOne)(self.filter, namespace=self.collection.full_name)
+
+    def apply(self, session: ClientSession) -> int:
+        delete = self.collection.delete_many if self.many else self.collection.delete_one
+        return delete(self.filter, session=session).deleted_count
+
+
+Write = Insert | Update | Delete
+
+
+class _Retry(PyMongoError):
+    """Run the transaction again: a conflict inside a client bulkWrite, or a server without it."""
+
+    def __init__(self, message: str):
+        super().__init__(message, error_labels=[TRANSIENT])
 
 
 def _commit(session: ClientSession, give_up: float) -> None:

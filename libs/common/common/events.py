@@ -17,6 +17,7 @@ from bson import ObjectId
 from pymongo.client_session import ClientSession
 from pymongo.database import Database
 
+from common.db import Insert
 from common.ids import iso, now
 
 OUTBOX = "outbox"
@@ -47,6 +48,10 @@ class Outbox:
         # first commits), so nanosecond write times keep such events in commit order.
         event = envelope(type_, workspace, data)
         return {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event}
+
+    def insert(self, type_: str, workspace: str, data: dict) -> "Insert":
+        """The outbox write of a new event, for :meth:`common.db.Store.write` beside the change it reports."""
+        return Insert(self.collection, self.document(type_, workspace, data))
 
     def add(self, session: ClientSession | None, type_: str, workspace: str, data: dict) -> dict:
         doc = self.document(type_, workspace, data)

@@ -1,7 +1,7 @@
 """Kafka clients with the settings this platform uses, and topic creation.
 
 The broker settings below are tuned for real Apache Kafka and also work on the local
-Tansu stand-in; see ARCHITECTURE.md for the measured differences.
+Tansu stand-in (its measured differences: docs/architecture.md, "The local stand-ins").
 """
 
 from __future__ import annotations

@@ -1,18 +1,21 @@
 """The plugin contract. Every service is a plugin; the gateway and tools discover them.
 
 A service package declares an entry point in the ``feedback.plugins`` group that names
-a module implementing :func:`register_service`. That one hook returns a
-:class:`ServiceSpec`: everything the platform needs to serve, route to, wire and run the
-service. Nothing lists the services by hand.
+its ``plugin`` module, which implements :func:`register_service`. That one hook returns a
+:class:`ServiceSpec`: what the platform needs to route to, wire, initialise and run the
+service, as data. Code is named by dotted reference (``"posts.resources:PostItem"``) and
+imported only by the process that runs it, so the gateway, ``feedback init`` and the
+webhook event catalog read every service's spec without loading any service's code.
+Nothing lists the services by hand.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import pluggy
 
@@ -24,49 +27,124 @@ ENTRY_POINT_GROUP = "feedback.plugins"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
-Worker = Callable[[Any, threading.Event], None]  # (context, stop) -> None
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One URI template of a service, the methods it serves and the resource class serving it.
+
+    ``template`` is relative to ``/v1`` for public routes; internal routes are absolute.
+    ``resource`` is ``"module:Class"``; the class is built as ``Class(context)``.
+    """
+
+    template: str
+    resource: str
+    methods: tuple[str, ...]
+
+    def __post_init__(self):
+        unknown = set(self.methods) - set(HTTP_METHODS)
+        if not self.methods or unknown:
+            raise ValueError(f"route {self.template}: methods must be some of {HTTP_METHODS}, not {self.methods}")
+
+
+class ServiceContext(Protocol):
+    """What the kit needs of the object a service's ``create_context`` returns.
+
+    Resources, consumers and workers receive the whole context; the kit itself only uses
+    the service's ``store`` (health checks, relay, consumer markers) and ``start_api``."""
+
+    store: Any  # common.db.Store
+
+    def start_api(self) -> None:
+        """Start what an API process needs besides serving (called once per process, after fork)."""
 
 
 @dataclass(frozen=True)
 class ServiceSpec:
-    """What one service is and does.
+    """What one service is and does, as data.
 
-    - ``routes``: ``(uri_template, resource_class)`` relative to ``/v1``; a resource class
-      is built as ``resource_class(context)`` and serves the methods it has ``on_*`` for.
-    - ``create_context(settings)``: builds the object every resource, handler and worker
-      receives (store, outbox, service layer).
-    - ``publishes``: Kafka topics this service owns and writes (via its outbox).
-    - ``consumers(context)``: ``{topic: handler(event)}`` for its consumer group.
-    - ``models``: mongoengine Documents whose indexes ``feedback init`` creates.
-    - ``workers``: extra background loops by name, each ``worker(context, stop_event)``.
-    - ``openapi``: path of this service's OpenAPI fragment (paths and schemas).
+    - ``name``: the service's name; its database is ``<prefix><name>``, its URL ``SERVICE_URL_<NAME>``.
+    - ``context``: ``"module:function"``; ``function(settings)`` returns a :class:`ServiceContext`
+      that every resource, consumer and worker of the process receives.
+    - ``routes``: public :class:`Route`\\ s, served under ``/v1`` and proxied by the gateway.
+    - ``internal_routes``: routes only sibling services call (signed, never proxied).
+    - ``topic``: the Kafka topic this service publishes to through its outbox (or ``None``).
+    - ``events``: ``{event type: JSON schema of its data}`` of every event on ``topic``; the
+      webhook event catalog, ``feedback init``, the OpenAPI document's ``webhooks`` and
+      ``docs/events.md`` are derived from these.
+    - ``consumes``: topics this service's consumer group reads; ``consumers`` is
+      ``"module:function"`` and ``function(context)`` returns ``{topic: handler(event)}``.
+    - ``models``: ``"module:NAME"`` of a sequence of mongoengine Documents whose indexes
+      ``feedback init`` creates.
+    - ``workers``: background loops by name, each ``"module:function"`` run as
+      ``function(context, stop_event)``.
+    - ``openapi``: package-relative path of this service's OpenAPI fragment.
     - ``identity_path``: internal path that authenticates credentials (one service has it).
     - ``host_resolver_path``: internal path that maps a custom domain to its workspace:
       ``GET <path>?host=<host>`` answers ``{"slug": ...}`` or 404 (one service has it).
     """
 
     name: str
-    routes: Sequence[tuple[str, type]]
-    create_context: Callable[[Settings], Any]
-    publishes: Sequence[str] = ()
-    consumers: Callable[[Any], Mapping[str, Callable[[dict], None]]] | None = None
-    models: Sequence[type] = ()
-    workers: Mapping[str, Worker] = field(default_factory=dict)
-    openapi: Path | None = None
+    context: str
+    routes: Sequence[Route] = ()
+    internal_routes: Sequence[Route] = ()
+    topic: str | None = None
+    events: Mapping[str, dict] = field(default_factory=dict)
+    consumes: Sequence[str] = ()
+    consumers: str | None = None
+    models: str | None = None
+    workers: Mapping[str, str] = field(default_factory=dict)
+    openapi: str | None = None
     identity_path: str | None = None
     host_resolver_path: str | None = None
-    internal_routes: Sequence[tuple[str, type]] = ()
+
+    def __post_init__(self):
+        if self.events and not self.topic:
+            raise ValueError(f"service {self.name}: events need a topic")
+        if bool(self.consumes) != bool(self.consumers):
+            raise ValueError(f"service {self.name}: consumes and consumers go together")
+
+    @property
+    def publishes(self) -> tuple[str, ...]:
+        return (self.topic,) if self.topic else ()
 
     def worker_names(self) -> list[str]:
-        names = ["relay"] if self.publishes else []
-        if self.consumers is not None:
+        names = ["relay"] if self.topic else []
+        if self.consumers:
             names.append("consumer")
         return names + list(self.workers)
+
+    def create_context(self, settings: Settings) -> ServiceContext:
+        return resolve(self.context)(settings)
+
+    def model_classes(self) -> Sequence[type]:
+        return tuple(resolve(self.models)) if self.models else ()
+
+    def openapi_path(self):
+        """The fragment's file, found beside the package without importing it."""
+        if self.openapi is None:
+            return None
+        package, _, relative = self.openapi.partition(":")
+        from importlib.resources import files
+
+        return files(package) / relative
+
+
+def resolve(reference: str) -> Any:
+    """Import ``"package.module:attribute"`` and return the attribute."""
+    module, _, attribute = reference.partition(":")
+    if not attribute:
+        raise ValueError(f"{reference!r} is not of the form 'module:attribute'")
+    return getattr(importlib.import_module(module), attribute)
 
 
 @hookspec
 def register_service() -> ServiceSpec:
     """Return this plugin's ServiceSpec."""
+
+
+Worker = Callable[[Any, threading.Event], None]  # what a ``workers`` reference names
 
 
 def make_plugin_manager(load_entry_points: bool = True, plugins: Sequence[object] = ()) -> pluggy.PluginManager:
@@ -87,3 +165,14 @@ def load_services(pm: pluggy.PluginManager | None = None) -> dict[str, ServiceSp
     if len(names) != len(set(names)):
         raise RuntimeError(f"two plugins share a service name: {sorted(names)}")
     return {s.name: s for s in sorted(specs, key=lambda s: s.name)}
+
+
+def event_catalog(services: Mapping[str, ServiceSpec]) -> dict[str, str]:
+    """Every event type a discovered service publishes, with its topic."""
+    catalog: dict[str, str] = {}
+    for spec in services.values():
+        for type_ in spec.events:
+            if type_ in catalog:
+                raise RuntimeError(f"event type {type_} is declared by two services")
+            catalog[type_] = spec.topic
+    return catalog

@@ -23,6 +23,23 @@ def string(max_length: int, min_length: int = 0, **extra) -> dict:
 
 
 BOOLEAN = {"type": "boolean"}
+INTEGER = {"type": "integer"}
+TEXT = {"type": "string"}
+TIMESTAMP = {"type": "string", "format": "date-time"}
+ID = {"type": "string", "pattern": "^[0-9a-f]{24}$"}
+
+
+def shape(properties: dict) -> dict:
+    """A response or event object: every field is always present (optional ones as null)."""
+    return obj(properties, tuple(properties))
+
+
+def nullable(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def array(items: dict) -> dict:
+    return {"type": "array", "items": items}
 
 
 _validators: dict[int, tuple[dict, jsonschema.Draft202012Validator]] = {}
@@ -71,6 +88,12 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"field '{path}': {error.message}" if path else error.message
 
 
+def media(req: falcon.Request) -> Any:
+    """The parsed JSON body of ``req`` (an absent body counts as ``{}``), for the service layer
+    to validate once it has checked who is asking."""
+    return req.get_media(default_when_empty={})
+
+
 def body(req: falcon.Request, schema: dict) -> dict:
     """Return the validated JSON body of ``req`` (an absent body counts as ``{}``)."""
     data = req.get_media(default_when_empty={})
@@ -90,8 +113,18 @@ def int_param(req: falcon.Request, name: str, default: int, minimum: int, maximu
     return value
 
 
+# Deepest offset any list accepts, on every service: past it a client filters or sorts instead
+# (an offset costs the database a walk over every skipped item).
+MAX_OFFSET = 10_000
+
+
+def page_params(req: falcon.Request, default_limit: int, max_limit: int) -> tuple[int, int]:
+    """``(limit, offset)`` of a paged list; out of range is a 400, never clamped."""
+    return int_param(req, "limit", default_limit, 1, max_limit), int_param(req, "offset", 0, 0, MAX_OFFSET)
+
+
 def choice_param(req: falcon.Request, name: str, default: str, choices: tuple[str, ...]) -> str:
     value = req.get_param(name) or default
     if value not in choices:
-        raise BadRequest(f"query parameter '{name}' must be one of: {', '.join(choices)}")
+        raise BadRequest(f"query parameter '{name}' must be one of: {', '.join(c for c in choices if c)}")
     return value

@@ -9,7 +9,7 @@ from typing import Callable
 
 from common.config import Settings
 from common.consumer import ConsumerRunner
-from common.plugins import ServiceSpec
+from common.plugins import ServiceSpec, resolve
 from common.relay import OutboxRelay
 
 log = logging.getLogger(__name__)
@@ -28,9 +28,10 @@ def build_loops(settings: Settings, spec: ServiceSpec, context, names: list[str]
         if name == "relay":
             loops[name] = OutboxRelay(settings, context.store.db, spec.name).run
         elif name == "consumer":
-            loops[name] = ConsumerRunner(settings, context.store.db, consumer_group(spec.name), spec.consumers(context)).run
+            handlers = resolve(spec.consumers)(context)
+            loops[name] = ConsumerRunner(settings, context.store.db, consumer_group(spec.name), handlers).run
         else:
-            loops[name] = lambda stop, work=spec.workers[name]: work(context, stop)
+            loops[name] = lambda stop, work=resolve(spec.workers[name]): work(context, stop)
     return loops
 
 

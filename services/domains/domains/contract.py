@@ -1,5 +1,7 @@
 """What the domains service owns, publishes and consumes."""
 
+from common.validation import TEXT, TIMESTAMP, array, nullable, shape
+
 TOPIC = "feedback.domains"
 CONSUMES = ()
 
@@ -21,6 +23,21 @@ DOMAIN_BROKEN = "domain.broken"
 DOMAIN_FAILED = "domain.failed"
 DOMAIN_REMOVED = "domain.removed"  # data.status is "none", data.domain the removed domain
 EVENT_FOR_STATUS = {PENDING: DOMAIN_PENDING, VERIFIED: DOMAIN_VERIFIED, BROKEN: DOMAIN_BROKEN, FAILED: DOMAIN_FAILED}
+
+# The domain configuration, as GET /domain answers it.
+CONFIGURATION = shape(
+    {
+        "domain": nullable(TEXT),
+        "cnameTarget": TEXT,
+        "status": {"enum": list(STATUSES)},
+        "records": array(shape({"type": TEXT, "name": TEXT, "value": TEXT})),
+        "errors": array(TEXT),
+        "verifiedAt": nullable(TIMESTAMP),
+    }
+)
+
+# Every event on feedback.domains and the JSON schema of its ``data``.
+EVENTS = {event: CONFIGURATION for event in (*EVENT_FOR_STATUS.values(), DOMAIN_REMOVED)}
 
 # The TXT record that proves control of a domain lives at "<TXT_PREFIX>.<domain>".
 TXT_PREFIX = "_feedback-verify"

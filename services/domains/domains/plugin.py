@@ -1,40 +1,48 @@
-"""The domains plugin: its routes, topic, models and re-check worker, for the platform."""
+"""The domains plugin: what the platform needs to route to, initialise and run the service.
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from common.config import Settings
-from common.db import Store
-from common.internal import InternalClient
-from common.plugins import ServiceSpec, hookimpl
-from common.workspace_directory import WorkspaceDirectory
-from domains import config as domain_config, contract, rechecker, resources as r
-from domains.config import DomainSettings
-from domains.dns_check import DnsChecker
-from domains.models import ALIAS, MODELS
-from domains.services import DomainService
+from common.plugins import Route, ServiceSpec, hookimpl
+from domains import contract
 
+R = "domains.resources:"
 ROUTES = [
-    ("/workspaces/{slug}/domain", r.Domain),
-    ("/workspaces/{slug}/domain/verify", r.DomainVerify),
+    Route("/workspaces/{slug}/domain", R + "Domain", ("GET", "PUT", "DELETE")),
+    Route("/workspaces/{slug}/domain/verify", R + "DomainVerify", ("POST",)),
 ]
 
 RESOLVE_PATH = "/internal/domains/resolve"
-INTERNAL_ROUTES = [(RESOLVE_PATH, r.ResolveHost)]
+INTERNAL_ROUTES = [Route(RESOLVE_PATH, R + "ResolveHost", ("GET",))]
 
 
 @dataclass
 class Context:
     settings: Settings
-    config: DomainSettings
-    store: Store
-    service: DomainService
-    workspaces: WorkspaceDirectory
+    config: object  # domains.config.DomainSettings
+    store: object  # common.db.Store
+    service: object  # domains.services.DomainService
+    workspaces: object  # common.workspace_directory.WorkspaceDirectory
+
+    def start_api(self) -> None:
+        pass  # nothing runs beside an API process's requests
 
 
 def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from common.internal import InternalClient
+    from common.workspace_directory import WorkspaceDirectory
+    from domains import config as domain_config
+    from domains.dns_check import DnsChecker
+    from domains.models import ALIAS
+    from domains.services import DomainService
+
     config = domain_config.load(settings)
     store = Store(settings, ALIAS)
     service = DomainService(store, config, DnsChecker(config))
@@ -45,12 +53,13 @@ def create_context(settings: Settings) -> Context:
 def register_service() -> ServiceSpec:
     return ServiceSpec(
         name="domains",
+        context="domains.plugin:create_context",
         routes=ROUTES,
         internal_routes=INTERNAL_ROUTES,
-        create_context=create_context,
-        publishes=[contract.TOPIC],
-        models=MODELS,
-        workers={"rechecker": rechecker.run},
-        openapi=Path(__file__).with_name("openapi.yaml"),
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
+        models="domains.models:MODELS",
+        workers={"rechecker": "domains.rechecker:run"},
+        openapi="domains:openapi.yaml",
         host_resolver_path=RESOLVE_PATH,
     )

@@ -1,17 +1,61 @@
 """What the posts service owns, publishes and consumes."""
 
+from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
+
 TOPIC = "feedback.posts"
 CONSUMES = ("feedback.workspaces",)
 
-# Events on feedback.posts (data shapes in docs/services/posts.md):
-POST_CREATED = "post.created"  # data: {post}
-POST_UPDATED = "post.updated"  # data: {post, changed: [field names]}
-POST_STATUS_CHANGED = "post.status_changed"  # data: {post, oldStatus, newStatus}
-POST_MERGED = "post.merged"  # data: {post, into}
-POST_UNMERGED = "post.unmerged"  # data: {post, from}
-COMMENT_CREATED = "comment.created"  # data: {comment, post: {id, title}}; isPrivate marks team-only comments
-VOTE_CREATED = "vote.created"  # data: {postId, userId, voteCount}
-VOTE_DELETED = "vote.deleted"  # data: {postId, userId, voteCount}
+POST_CREATED = "post.created"
+POST_UPDATED = "post.updated"
+POST_STATUS_CHANGED = "post.status_changed"
+POST_MERGED = "post.merged"
+POST_UNMERGED = "post.unmerged"
+COMMENT_CREATED = "comment.created"
+VOTE_CREATED = "vote.created"
+VOTE_DELETED = "vote.deleted"
+
+STATUS = shape({"slug": TEXT, "name": TEXT, "color": TEXT})
+# A Post as events carry it: the public comment count, no caller-specific ``voted``.
+POST = shape(
+    {
+        "id": ID,
+        "title": TEXT,
+        "content": TEXT,
+        "boardId": TEXT,
+        "status": STATUS,
+        "voteCount": INTEGER,
+        "commentCount": INTEGER,
+        "verified": BOOLEAN,
+        "moderationState": TEXT,
+        "mergedInto": nullable(shape({"id": ID, "title": TEXT})),
+        "mergedPosts": array(shape({"id": ID, "title": TEXT, "voteCount": INTEGER})),
+        "createdAt": TIMESTAMP,
+    }
+)
+COMMENT = shape(
+    {
+        "id": ID,
+        "postId": ID,
+        "parentId": nullable(ID),
+        "content": TEXT,
+        "isTeamMember": BOOLEAN,
+        "isPrivate": BOOLEAN,  # team-only: a webhook receiver must not show it to end users
+        "createdAt": TIMESTAMP,
+    }
+)
+VOTE = shape({"postId": ID, "userId": TEXT, "voteCount": INTEGER})
+
+# Every event on feedback.posts and the JSON schema of its ``data``.
+EVENTS = {
+    POST_CREATED: shape({"post": POST}),
+    POST_UPDATED: shape({"post": POST, "changed": array(TEXT)}),
+    POST_STATUS_CHANGED: shape({"post": POST, "oldStatus": STATUS, "newStatus": STATUS}),
+    POST_MERGED: shape({"post": POST, "into": POST}),
+    POST_UNMERGED: shape({"post": POST, "from": nullable(POST)}),
+    COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT})}),
+    VOTE_CREATED: VOTE,
+    VOTE_DELETED: VOTE,
+}
 
 # Workspace snapshot events this service keeps a read model of.
 WORKSPACE_SNAPSHOTS = ("workspace.created", "workspace.updated")
@@ -37,7 +81,7 @@ COMMENT_MAX = 10_000
 MAX_COMMENT_DEPTH = 20
 
 LIST_LIMIT = (20, 100)  # default, maximum
-MAX_OFFSET = 10_000
 SEARCH_LIMIT = (10, 50)
+SEARCH_QUERY_MAX = 500  # characters of a search query
 COMMENTS_LIMIT = (100, 500)
 ROADMAP_LIMIT = (50, 200)  # items per column

@@ -1,69 +1,70 @@
-"""The posts plugin: its routes, topics, consumers and models, for the platform."""
+"""The posts plugin: what the platform needs to route to, initialise and run the service.
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from common.config import Settings
-from common.db import Store
-from common.internal import InternalClient
-from common.plugins import ServiceSpec, hookimpl
-from posts import contract, resources as r
-from posts.comments import CommentService
-from posts.config import PostsConfig, load_config
-from posts.consumers import handlers
-from posts.merges import MergeService
-from posts.models import ALIAS, MODELS
-from posts.readmodel import Workspaces
-from posts.service import PostService, PostStore
-from posts.votes import VoteService
+from common.plugins import Route, ServiceSpec, hookimpl
+from posts import contract
 
+R = "posts.resources:"
 ROUTES = [
-    ("/workspaces/{slug}/posts", r.PostList),
-    ("/workspaces/{slug}/posts/search", r.PostSearch),
-    ("/workspaces/{slug}/posts/{postId}", r.PostItem),
-    ("/workspaces/{slug}/posts/{postId}/merge", r.Merge),
-    ("/workspaces/{slug}/posts/{postId}/unmerge", r.Unmerge),
-    ("/workspaces/{slug}/posts/{postId}/vote", r.Vote),
-    ("/workspaces/{slug}/posts/{postId}/comments", r.CommentList),
-    ("/workspaces/{slug}/roadmap", r.Roadmap),
+    Route("/workspaces/{slug}/posts", R + "PostList", ("GET", "POST")),
+    Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",)),
+    Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH")),
+    Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
+    Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
+    Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE")),
+    Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST")),
+    Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
 ]
-
-INTERNAL_ROUTES = [("/internal/posts/lookup", r.Lookup)]
+INTERNAL_ROUTES = [Route("/internal/posts/lookup", R + "Lookup", ("POST",))]
 
 
 @dataclass
 class Context:
     settings: Settings
-    config: PostsConfig
-    store: Store
-    workspaces: Workspaces
-    posts: PostService
-    votes: VoteService
-    comments: CommentService
-    merges: MergeService
+    config: object  # posts.config.PostsConfig
+    store: object  # common.db.Store
+    workspaces: object  # posts.readmodel.Workspaces: the in-memory read model
+    service: object  # posts.service.PostService
+
+    def start_api(self) -> None:
+        self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
 
 
 def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from common.internal import InternalClient
+    from posts.config import load_config
+    from posts.models import ALIAS
+    from posts.readmodel import Workspaces
+    from posts.repository import PostRepository
+    from posts.service import PostService
+
     config = load_config()
     store = Store(settings, ALIAS)
-    workspaces = Workspaces(store.db, InternalClient(settings, timeout=5), config)
-    repo = PostStore(store, workspaces, config)
-    return Context(
-        settings, config, store, workspaces, PostService(repo), VoteService(repo), CommentService(repo), MergeService(repo)
-    )
+    repo = PostRepository(store)
+    workspaces = Workspaces(repo, InternalClient(settings, timeout=5), config)
+    return Context(settings, config, store, workspaces, PostService(repo, workspaces, config))
 
 
 @hookimpl
 def register_service() -> ServiceSpec:
     return ServiceSpec(
         name="posts",
+        context="posts.plugin:create_context",
         routes=ROUTES,
         internal_routes=INTERNAL_ROUTES,
-        create_context=create_context,
-        publishes=[contract.TOPIC],
-        consumers=handlers,
-        models=MODELS,
-        openapi=Path(__file__).with_name("openapi.yaml"),
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
+        consumes=contract.CONSUMES,
+        consumers="posts.consumers:handlers",
+        models="posts.models:MODELS",
+        openapi="posts:openapi.yaml",
     )

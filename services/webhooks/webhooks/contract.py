@@ -1,40 +1,35 @@
-"""What the webhooks service owns, publishes and consumes, and the event catalog it delivers."""
+"""What the webhooks service owns, publishes and consumes.
+
+It consumes every topic a discovered plugin publishes, and delivers every event type the
+plugins declare (``ServiceSpec.events``): the event catalog is derived from the specs at
+start (``webhooks.plugin.create_context``), never listed here.
+"""
+
+from common.validation import BOOLEAN, ID, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.webhooks"
 CONSUMER_GROUP = "feedback.webhooks.dispatcher"
-# Consumes: every topic a discovered plugin publishes (common.plugins.load_services()).
 
 COLLECTIONS = ("endpoints", "deliveries", "outbox", "processed_events", "locks")
 
-# Events on feedback.webhooks:
-WEBHOOK_DISABLED = "webhook.disabled"  # data: the endpoint (no secret) with disabledReason
-# Sent by the API to one endpoint only, never through Kafka:
-WEBHOOK_TEST = "webhook.test"  # data: {webhookId, message}
+WEBHOOK_DISABLED = "webhook.disabled"
+# Sent by the API to one endpoint only, never through Kafka: {webhookId, message}.
+WEBHOOK_TEST = "webhook.test"
 
-# The event catalog: every type a webhook endpoint can subscribe to, with its topic.
-# Examples of each payload are in docs/services/webhooks.md. Types not listed here are
-# internal and never leave the platform.
-EVENT_CATALOG: dict[str, str | None] = {
-    "workspace.created": "feedback.workspaces",
-    "workspace.updated": "feedback.workspaces",
-    "changelog.published": "feedback.workspaces",
-    "post.created": "feedback.posts",
-    "post.updated": "feedback.posts",
-    "post.status_changed": "feedback.posts",
-    "post.merged": "feedback.posts",
-    "post.unmerged": "feedback.posts",
-    "comment.created": "feedback.posts",
-    "vote.created": "feedback.posts",
-    "vote.deleted": "feedback.posts",
-    "domain.pending": "feedback.domains",
-    "domain.verified": "feedback.domains",
-    "domain.broken": "feedback.domains",
-    "domain.failed": "feedback.domains",
-    "domain.removed": "feedback.domains",
-    WEBHOOK_DISABLED: TOPIC,
-    WEBHOOK_TEST: None,
-}
-EVENT_TYPES = tuple(EVENT_CATALOG)
+WEBHOOK = shape(
+    {
+        "id": ID,
+        "url": TEXT,
+        "events": array(TEXT),
+        "disabled": BOOLEAN,
+        "disabledReason": nullable(TEXT),
+        "createdAt": TIMESTAMP,
+        "updatedAt": TIMESTAMP,
+    }
+)
+
+# Every event on feedback.webhooks and the JSON schema of its ``data`` (the endpoint, no secret).
+EVENTS = {WEBHOOK_DISABLED: WEBHOOK}
 
 # Standard Webhooks retry schedule: the first attempt at once, then these delays (seconds)
 # after each failed attempt; ten attempts in all. Each delay gets up to +20 % jitter and is

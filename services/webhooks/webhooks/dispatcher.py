@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import threading
 
-from common.plugins import load_services
 from common.workers import supervise
 from webhooks.recorder import DispatchConsumer, Recorder
 from webhooks.sender import Sender
@@ -19,13 +18,9 @@ from webhooks.sender import Sender
 log = logging.getLogger(__name__)
 
 
-def event_topics() -> list[str]:
-    """Every topic a discovered plugin publishes (this service's own included)."""
-    return sorted({topic for spec in load_services().values() for topic in spec.publishes})
-
-
 def run_dispatcher(context, stop: threading.Event) -> None:
-    topics = event_topics()
+    # Every topic a discovered plugin publishes events on (this service's own included).
+    topics = sorted({topic for topic in context.catalog.values() if topic})
     sender = Sender(context)
     consumer_stop = threading.Event()
     runner = DispatchConsumer(context.settings, context.store.db, Recorder(context, sender, consumer_stop), topics)

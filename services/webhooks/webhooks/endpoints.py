@@ -35,8 +35,9 @@ def subscribes(endpoint: dict, type_: str, happened_at: datetime) -> bool:
 
 
 class EndpointService:
-    def __init__(self, store, settings: WebhookSettings, policy: UrlPolicy):
+    def __init__(self, store, settings: WebhookSettings, policy: UrlPolicy, catalog: dict[str, str | None]):
         self.store = store
+        self.catalog = catalog
         self.settings = settings
         self.policy = policy
         self.outbox = Outbox(store.db, contract.TOPIC)
@@ -52,14 +53,13 @@ class EndpointService:
             raise BadRequest(f"field 'url' {ex}") from None
         return url
 
-    @staticmethod
-    def checked_events(events: list[str]) -> list[str]:
+    def checked_events(self, events: list[str]) -> list[str]:
         events = list(dict.fromkeys(events))
-        unknown = [e for e in events if e not in contract.EVENT_CATALOG]
+        unknown = [e for e in events if e not in self.catalog]
         if unknown:
             raise BadRequest(
                 f"field 'events' has unknown event type(s): {', '.join(unknown)}; "
-                f"known: {', '.join(contract.EVENT_TYPES)}"
+                f"known: {', '.join(self.catalog)}"
             )
         return events
 

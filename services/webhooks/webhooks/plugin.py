@@ -1,59 +1,70 @@
-"""The webhooks plugin: its routes, topic, models and the dispatcher worker, for the platform."""
+"""The webhooks plugin: what the platform needs to route to, initialise and run the service.
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from common.config import Settings
-from common.db import Store
-from common.internal import InternalClient
-from common.plugins import ServiceSpec, hookimpl
-from common.workspace_directory import WorkspaceDirectory
-from webhooks import contract, resources as r
-from webhooks.config import WebhookSettings, load_webhook_settings
-from webhooks.deliveries import DeliveryStore
-from webhooks.delivery_client import DeliveryClient
-from webhooks.dispatcher import run_dispatcher
-from webhooks.endpoints import EndpointService
-from webhooks.models import ALIAS, MODELS
-from webhooks.urlguard import UrlPolicy
+from common.plugins import Route, ServiceSpec, hookimpl
+from webhooks import contract
 
+R = "webhooks.resources:"
 HOOK = "/workspaces/{slug}/webhooks/{webhookId}"
 ROUTES = [
-    ("/workspaces/{slug}/webhooks", r.WebhookList),
-    (HOOK, r.WebhookItem),
-    (HOOK + "/rotate-secret", r.RotateSecret),
-    (HOOK + "/test", r.Ping),
-    (HOOK + "/deliveries", r.DeliveryList),
-    (HOOK + "/deliveries/{deliveryId}", r.DeliveryItem),
-    (HOOK + "/deliveries/{deliveryId}/resend", r.Resend),
+    Route("/workspaces/{slug}/webhooks", R + "WebhookList", ("GET", "POST")),
+    Route(HOOK, R + "WebhookItem", ("GET", "PATCH", "DELETE")),
+    Route(HOOK + "/rotate-secret", R + "RotateSecret", ("POST",)),
+    Route(HOOK + "/test", R + "Ping", ("POST",)),
+    Route(HOOK + "/deliveries", R + "DeliveryList", ("GET",)),
+    Route(HOOK + "/deliveries/{deliveryId}", R + "DeliveryItem", ("GET",)),
+    Route(HOOK + "/deliveries/{deliveryId}/resend", R + "Resend", ("POST",)),
 ]
 
 
 @dataclass
 class Context:
     settings: Settings
-    webhook_settings: WebhookSettings
-    store: Store
-    endpoints: EndpointService
-    deliveries: DeliveryStore
-    workspaces: WorkspaceDirectory
-    client: DeliveryClient
+    config: object  # webhooks.config.WebhookSettings
+    store: object  # common.db.Store
+    catalog: dict  # every deliverable event type -> its topic (None: never on a topic)
+    endpoints: object
+    deliveries: object
+    workspaces: object
+    client: object
+
+    def start_api(self) -> None:
+        pass  # nothing runs beside an API process's requests
 
 
 def create_context(settings: Settings) -> Context:
-    webhook_settings = load_webhook_settings()
+    from common.db import Store
+    from common.internal import InternalClient
+    from common.plugins import event_catalog, load_services
+    from common.workspace_directory import WorkspaceDirectory
+    from webhooks.config import load_webhook_settings
+    from webhooks.deliveries import DeliveryStore
+    from webhooks.delivery_client import DeliveryClient
+    from webhooks.endpoints import EndpointService
+    from webhooks.models import ALIAS
+    from webhooks.urlguard import UrlPolicy
+
+    config = load_webhook_settings()
     store = Store(settings, ALIAS)
-    policy = UrlPolicy(webhook_settings)
+    policy = UrlPolicy(config)
+    catalog = {**event_catalog(load_services()), contract.WEBHOOK_TEST: None}
     return Context(
         settings=settings,
-        webhook_settings=webhook_settings,
+        config=config,
         store=store,
-        endpoints=EndpointService(store, webhook_settings, policy),
+        catalog=catalog,
+        endpoints=EndpointService(store, config, policy, catalog),
         deliveries=DeliveryStore(),
         workspaces=WorkspaceDirectory(InternalClient(settings, timeout=5)),
-        client=DeliveryClient(policy, webhook_settings.timeout, webhook_settings.concurrency),
+        client=DeliveryClient(policy, config.timeout, config.concurrency),
     )
 
 
@@ -61,10 +72,11 @@ def create_context(settings: Settings) -> Context:
 def register_service() -> ServiceSpec:
     return ServiceSpec(
         name="webhooks",
+        context="webhooks.plugin:create_context",
         routes=ROUTES,
-        create_context=create_context,
-        publishes=[contract.TOPIC],
-        models=MODELS,
-        workers={"dispatcher": run_dispatcher},
-        openapi=Path(__file__).with_name("openapi.yaml"),
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
+        models="webhooks.models:MODELS",
+        workers={"dispatcher": "webhooks.dispatcher:run_dispatcher"},
+        openapi="webhooks:openapi.yaml",
     )

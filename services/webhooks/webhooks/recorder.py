@@ -27,6 +27,7 @@ BACKLOG_FACTOR = 8  # the recorder waits while more than this many times WEBHOOK
 class Recorder:
     def __init__(self, context, sender, stop):
         self.endpoints = context.endpoints
+        self.catalog = context.catalog
         self.store = context.deliveries
         self.sender = sender
         self.stop = stop
@@ -37,7 +38,7 @@ class Recorder:
     def on_events(self, events: list[dict]) -> None:
         # Types outside the catalog are internal and never leave the platform; test pings
         # are made by the API for one endpoint, never taken from a topic.
-        events = [e for e in events if e.get("type") in contract.EVENT_CATALOG and e["type"] != contract.WEBHOOK_TEST]
+        events = [e for e in events if e.get("type") in self.catalog and e["type"] != contract.WEBHOOK_TEST]
         if not events:
             return
         by_workspace = self.endpoints.enabled_in(sorted({e["workspace"] for e in events}))

@@ -45,7 +45,7 @@ class Outcome:
 
 class Sender:
     def __init__(self, context):
-        self.settings = context.webhook_settings
+        self.settings = context.config
         self.endpoints = context.endpoints
         self.store = context.deliveries
         self.client = context.client

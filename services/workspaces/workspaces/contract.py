@@ -1,12 +1,49 @@
 """What the workspaces service owns, publishes and consumes."""
 
+from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
+
 TOPIC = "feedback.workspaces"
 CONSUMES = ("feedback.domains",)
 
-# Events on feedback.workspaces (data shapes in docs/services/workspaces.md):
-WORKSPACE_CREATED = "workspace.created"  # data: workspace snapshot
-WORKSPACE_UPDATED = "workspace.updated"  # data: workspace snapshot (boards, statuses, flags)
-CHANGELOG_PUBLISHED = "changelog.published"  # data: the changelog entry
+WORKSPACE_CREATED = "workspace.created"
+WORKSPACE_UPDATED = "workspace.updated"
+CHANGELOG_PUBLISHED = "changelog.published"
+
+# What other services keep of a workspace (no secrets): boards, statuses in display order,
+# the status new posts get, and the anonymous flags. ``version`` grows with every change.
+SNAPSHOT = shape(
+    {
+        "slug": TEXT,
+        "name": TEXT,
+        "version": INTEGER,
+        "boards": array(shape({"id": TEXT, "name": TEXT, "slug": TEXT})),
+        "statuses": array(
+            shape({"slug": TEXT, "name": TEXT, "color": TEXT, "order": INTEGER, "roadmap": BOOLEAN})
+        ),
+        "defaultStatus": nullable(TEXT),
+        "anonSubmit": BOOLEAN,
+        "anonVote": BOOLEAN,
+        "anonComment": BOOLEAN,
+    }
+)
+CHANGELOG = shape(
+    {
+        "id": ID,
+        "title": TEXT,
+        "slug": TEXT,
+        "content": TEXT,
+        "publishedAt": nullable(TIMESTAMP),
+        "postIds": array(ID),
+        "createdAt": TIMESTAMP,
+    }
+)
+
+# Every event on feedback.workspaces and the JSON schema of its ``data``.
+EVENTS = {
+    WORKSPACE_CREATED: SNAPSHOT,
+    WORKSPACE_UPDATED: SNAPSHOT,
+    CHANGELOG_PUBLISHED: CHANGELOG,
+}
 
 COLLECTIONS = ("workspaces", "api_keys", "changelogs", "outbox", "processed_events", "locks")
 

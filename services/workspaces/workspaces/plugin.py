@@ -1,50 +1,57 @@
-"""The workspaces plugin: its routes, topics, consumers and models, for the platform."""
+"""The workspaces plugin: what the platform needs to route to, initialise and run the service.
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from common.config import Settings
-from common.db import Store
-from common.internal import InternalClient
-from common.plugins import ServiceSpec, hookimpl
-from workspaces import contract, resources as r
-from workspaces.consumers import handlers
-from workspaces.models import ALIAS, MODELS
-from workspaces.post_directory import PostDirectory
-from workspaces.services import WorkspaceService
+from common.plugins import Route, ServiceSpec, hookimpl
+from workspaces import contract
 
+R = "workspaces.resources:"
 ROUTES = [
-    ("/workspaces", r.WorkspaceList),
-    ("/workspaces/{slug}", r.WorkspaceItem),
-    ("/workspaces/{slug}/settings", r.Settings),
-    ("/workspaces/{slug}/branding", r.Branding),
-    ("/workspaces/{slug}/agent-context", r.AgentContext),
-    ("/workspaces/{slug}/boards", r.BoardList),
-    ("/workspaces/{slug}/statuses", r.StatusList),
-    ("/workspaces/{slug}/statuses/{statusSlug}", r.StatusItem),
-    ("/workspaces/{slug}/api-keys", r.ApiKeyList),
-    ("/workspaces/{slug}/api-keys/{keyId}", r.ApiKeyItem),
-    ("/workspaces/{slug}/changelogs", r.ChangelogList),
-    ("/workspaces/{slug}/changelogs/{changelogId}", r.ChangelogItem),
+    Route("/workspaces", R + "WorkspaceList", ("POST",)),
+    Route("/workspaces/{slug}", R + "WorkspaceItem", ("GET", "PATCH")),
+    Route("/workspaces/{slug}/settings", R + "SettingsItem", ("GET", "PATCH")),
+    Route("/workspaces/{slug}/branding", R + "Branding", ("GET",)),
+    Route("/workspaces/{slug}/agent-context", R + "AgentContext", ("GET",)),
+    Route("/workspaces/{slug}/boards", R + "BoardList", ("GET", "POST")),
+    Route("/workspaces/{slug}/statuses", R + "StatusList", ("GET", "POST")),
+    Route("/workspaces/{slug}/statuses/{statusSlug}", R + "StatusItem", ("PATCH",)),
+    Route("/workspaces/{slug}/api-keys", R + "ApiKeyList", ("GET", "POST")),
+    Route("/workspaces/{slug}/api-keys/{keyId}", R + "ApiKeyItem", ("DELETE",)),
+    Route("/workspaces/{slug}/changelogs", R + "ChangelogList", ("GET", "POST")),
+    Route("/workspaces/{slug}/changelogs/{changelogId}", R + "ChangelogItem", ("GET", "PATCH")),
 ]
 
 IDENTITY_PATH = "/internal/identity"
 INTERNAL_ROUTES = [
-    (IDENTITY_PATH, r.Identity),
-    ("/internal/workspaces/{slug}/snapshot", r.Snapshot),
+    Route(IDENTITY_PATH, R + "Identity", ("POST",)),
+    Route("/internal/workspaces/{slug}/snapshot", R + "SnapshotItem", ("GET",)),
 ]
 
 
 @dataclass
 class Context:
     settings: Settings
-    store: Store
-    service: WorkspaceService
+    store: object  # common.db.Store
+    service: object  # workspaces.service.WorkspaceService
+
+    def start_api(self) -> None:
+        pass  # nothing runs beside an API process's requests
 
 
 def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from common.internal import InternalClient
+    from workspaces.models import ALIAS
+    from workspaces.post_directory import PostDirectory
+    from workspaces.services import WorkspaceService
+
     store = Store(settings, ALIAS)
     return Context(settings, store, WorkspaceService(store, PostDirectory(InternalClient(settings, timeout=5))))
 
@@ -53,12 +60,14 @@ def create_context(settings: Settings) -> Context:
 def register_service() -> ServiceSpec:
     return ServiceSpec(
         name="workspaces",
+        context="workspaces.plugin:create_context",
         routes=ROUTES,
         internal_routes=INTERNAL_ROUTES,
-        create_context=create_context,
-        publishes=[contract.TOPIC],
-        consumers=handlers,
-        models=MODELS,
-        openapi=Path(__file__).with_name("openapi.yaml"),
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
+        consumes=contract.CONSUMES,
+        consumers="workspaces.consumers:handlers",
+        models="workspaces.models:MODELS",
+        openapi="workspaces:openapi.yaml",
         identity_path=IDENTITY_PATH,
     )

@@ -43,7 +43,7 @@ class WorkspaceItem(Resource):
         resp.media = shapes.workspace(self.service.update_workspace(slug, body(req, schemas.UPDATE_WORKSPACE)))
 
 
-class Settings(Resource):
+class SettingsItem(Resource):
     def on_get(self, req, resp, slug):
         manager(req, slug)
         resp.media = shapes.settings(self.service.get(slug))
@@ -150,7 +150,7 @@ class Identity(Resource):
         resp.media = {k: v for k, v in asdict(who).items() if v is not None}
 
 
-class Snapshot(Resource):
+class SnapshotItem(Resource):
     """GET /internal/workspaces/{slug}/snapshot: a read model that has not caught up asks."""
 
     def on_get(self, req, resp, slug):

@@ -1,0 +1,46 @@
+"""The plugin contract, checked against every discovered service: declared routes match the
+resources that serve them, event schemas are JSON Schema, and the gateway loads no service code."""
+
+import subprocess
+import sys
+
+import falcon
+import jsonschema
+import pytest
+
+from common.plugins import event_catalog, load_services, resolve
+
+SERVICES = load_services()
+ROUTES = [(name, route) for name, spec in SERVICES.items() for route in (*spec.routes, *spec.internal_routes)]
+
+
+@pytest.mark.parametrize(("service", "route"), ROUTES, ids=[f"{n}:{r.template}" for n, r in ROUTES])
+def test_declared_methods_are_the_resources_responders(service, route):
+    resource = resolve(route.resource)
+    served = {m for m in falcon.constants.COMBINED_METHODS if callable(getattr(resource, f"on_{m.lower()}", None))}
+    assert served == set(route.methods), f"{route.resource} serves {sorted(served)}, the spec says {route.methods}"
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_event_schemas_are_json_schemas(service):
+    spec = SERVICES[service]
+    for type_, schema in spec.events.items():
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert type_.split(".")[0] and "." in type_, f"event type {type_} is not <noun>.<verb>"
+
+
+def test_every_event_type_has_one_owner():
+    catalog = event_catalog(SERVICES)
+    assert {"post.created", "workspace.updated", "domain.verified", "webhook.disabled"} <= set(catalog)
+    assert all(topic.startswith("feedback.") for topic in catalog.values())
+
+
+def test_loading_the_gateway_imports_no_service_code():
+    probe = (
+        "import sys; from gateway.app import get_app; get_app(); "
+        "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in %r))" % (sorted(SERVICES),)
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded, "the probe found not even the plugin modules"
+    code = [m for m in loaded if m.split(".")[-1] not in ("plugin", "contract") and "." in m]
+    assert code == [], f"the gateway imported service modules: {code}"
