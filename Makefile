@@ -2,7 +2,7 @@
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
-PACKAGES := libs/common gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
+PACKAGES := libs/common libs/testkit gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES)) | sha1sum | cut -c1-12)
 
 .PHONY: install run test bench clean

@@ -1,2 +1,2 @@
-# The platform fixtures (stack, api, workspace, ...) live in libs/common so every test folder shares them.
-pytest_plugins = ["common.testing"]
+# The platform fixtures (stack, api, workspace, ...) live in the test kit (libs/testkit) so every test folder shares them.
+pytest_plugins = ["testkit.fixtures"]

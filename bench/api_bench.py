@@ -32,13 +32,13 @@ from pymongo import MongoClient  # noqa: E402
 
 from common import auth  # noqa: E402
 from common.devstack import LocalStack, free_port  # noqa: E402
-from common.testing import Api, create_workspace, wait_for  # noqa: E402
+from testkit import Api, create_workspace, wait_for  # noqa: E402
 from harness import cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
 
 
 def seed(platform: LocalStack, slug: str, board_id: str, count: int) -> None:
     """Write posts straight into the posts database with the service's own document builder."""
-    from posts.service import build_post
+    from posts.service import new_post as build_post
 
     caller = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
     posts = MongoClient(platform.mongodb_uri)["feedback_posts"]["posts"]

@@ -78,7 +78,7 @@ def main() -> None:
 
     from common import auth
     from common.devstack import LocalStack
-    from posts.service import build_post
+    from posts.service import new_post as build_post
 
     logs = Path(tempfile.mkdtemp(prefix="posts-bench-"))
     stack = LocalStack(log_dir=logs)

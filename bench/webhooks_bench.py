@@ -32,7 +32,7 @@ from common.config import Settings  # noqa: E402
 from common.devstack import LocalStack  # noqa: E402
 from common.events import envelope  # noqa: E402
 from common.kafka import make_producer, publish  # noqa: E402
-from common.testing import Api, create_workspace, unique_slug, wait_for  # noqa: E402
+from testkit import Api, create_workspace, unique_slug, wait_for  # noqa: E402
 from harness import machine  # noqa: E402
 from kafka.partitioner.default import murmur2  # noqa: E402
 

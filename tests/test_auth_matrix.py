@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from common.testing import create_workspace
+from testkit import create_workspace
 
 ZERO_ID = "000000000000000000000000"
 

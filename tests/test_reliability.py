@@ -14,7 +14,7 @@ from bson import ObjectId
 from pymongo import MongoClient
 
 from common.devstack import LocalStack
-from common.testing import Api, create_workspace, wait_for
+from testkit import Api, create_workspace, wait_for
 
 
 def new_post(api, ws, title="A post"):

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from common import auth
-from common.testing import wait_for
+from testkit import wait_for
 
 BUDGETS = [
     # (name, service, method, path suffix, body, caller kind, budget)
@@ -29,7 +29,7 @@ BUDGETS = [
 
 @pytest.fixture(scope="module")
 def setup(api, admin_token):
-    from common.testing import create_workspace
+    from testkit import create_workspace
 
     ws = create_workspace(api, admin_token)
     ws.board("features", "Features")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from common.testing import create_workspace
+from testkit import create_workspace
 
 CHECKS = "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance"
 

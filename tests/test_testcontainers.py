@@ -7,7 +7,7 @@ there; on a machine with Docker they prove the code is not tied to the local sta
 import pytest
 
 from common.devstack import LocalStack
-from common.testing import Api, create_workspace
+from testkit import Api, create_workspace
 
 
 def docker_answers() -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import urllib3
 
-from chartkit import Rendered
+from .chartkit import Rendered
 from common.devstack import LocalStack, free_port
 
 IMAGE_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}

@@ -14,7 +14,7 @@ import helm_python
 import kubernetes_validate
 import pytest
 
-from chartkit import (CHART, KUBERNETES_VERSION, RELEASE, REPO, REQUIRED, chart_with_stub_dependencies, load_values_yaml,
+from .chartkit import (CHART, KUBERNETES_VERSION, RELEASE, REPO, REQUIRED, chart_with_stub_dependencies, load_values_yaml,
                       merged, render)
 from common.app import OPEN_PATHS
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from chartkit import NAMESPACE, RELEASE, REQUIRED, load_values_yaml, merged, render
+from .chartkit import NAMESPACE, RELEASE, REQUIRED, load_values_yaml, merged, render
 from common.devstack import LocalStack
 from common.plugins import load_services
-from common.testing import Api, create_workspace, wait_for
-from rehearsal import LocalCluster, container
+from testkit import Api, create_workspace, wait_for
+from .rehearsal import LocalCluster, container
 
 pytestmark = pytest.mark.rehearsal
 

@@ -4,8 +4,8 @@ import re
 
 import helm_python
 
-from chartkit import CHART, REPO
-from values_doc import VALUES, keys, table, undocumented
+from .chartkit import CHART, REPO
+from .values_doc import VALUES, keys, table, undocumented
 
 
 def test_every_value_has_a_comment_above_it():

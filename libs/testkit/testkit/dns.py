@@ -1,5 +1,6 @@
 """A real DNS server for the tests: dnslib's DNSServer on 127.0.0.1, answering from a
-zone the tests change while it runs.
+zone the tests change while it runs (custom-domain TXT/CNAME checks, the webhook URL guard's
+A records).
 
 Names without records answer NXDOMAIN; a name with records but none of the asked type
 answers NOERROR with no answer. A name can be made to answer SERVFAIL, or to stay
@@ -28,6 +29,7 @@ class Zone:
     """name -> {type: [zone-file rdata]}, plus names that fail; safe across threads."""
 
     def __init__(self):
+        self.port: int | None = None  # set once the server listens
         self._records: dict[str, dict[str, list[str]]] = {}
         self._servfail: set[str] = set()
         self._silent: set[str] = set()

@@ -1,9 +1,7 @@
-"""The domains tests' DNS server and the settings the stack's domains processes get.
+"""The settings the stack's domains processes get for these tests, and their fixtures.
 
-The server starts when this file is imported, i.e. at collection, before the session
-``stack`` fixture starts the platform, so the domains API and worker point their resolver
-at it (DOMAINS_DNS_*). Check intervals are scaled down so the worker's transitions show
-within seconds.
+The domains API and worker resolve through the tests' DNS server (``dns_zone``); check
+intervals are scaled down so the worker's transitions show within seconds.
 """
 
 from __future__ import annotations
@@ -12,21 +10,13 @@ import uuid
 
 import pytest
 
-from common.testing import STACK_ENV
-from local_dns import Zone, start
+from .helpers import CNAME_TARGET, DNS_TIMEOUT, PENDING_TIMEOUT, PLATFORM_DOMAIN
 
-CNAME_TARGET = "edge.feedback.test"
-PLATFORM_DOMAIN = "feedback.test"
-DNS_TIMEOUT = 2.0  # generous: answers must not time out on a loaded machine
-PENDING_TIMEOUT = 5.0
 
-ZONE = Zone()
-SERVER, PORT = start(ZONE)
-
-STACK_ENV.update(
-    {
+def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
+    return {
         "DOMAINS_DNS_NAMESERVERS": "127.0.0.1",
-        "DOMAINS_DNS_PORT": str(PORT),
+        "DOMAINS_DNS_PORT": str(dns_port),
         "DOMAINS_DNS_TIMEOUT": str(DNS_TIMEOUT),
         "DOMAINS_CNAME_TARGET": CNAME_TARGET,
         "DOMAINS_PLATFORM_DOMAIN": PLATFORM_DOMAIN,
@@ -36,12 +26,11 @@ STACK_ENV.update(
         "DOMAINS_RECHECK_INTERVAL": "1",
         "DOMAINS_WORKER_POLL": "0.2",
     }
-)
 
 
 @pytest.fixture
-def zone() -> Zone:
-    return ZONE
+def zone(dns_zone):
+    return dns_zone
 
 
 @pytest.fixture

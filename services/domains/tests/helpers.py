@@ -1,6 +1,9 @@
-"""Small helpers the domains tests share."""
+"""Small helpers and settings the domains tests share."""
 
-from conftest import CNAME_TARGET
+CNAME_TARGET = "edge.feedback.test"
+PLATFORM_DOMAIN = "feedback.test"
+DNS_TIMEOUT = 2.0  # generous: answers must not time out on a loaded machine
+PENDING_TIMEOUT = 5.0
 
 
 def put_domain(ws, domain):

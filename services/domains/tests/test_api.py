@@ -2,10 +2,9 @@
 
 import re
 
-from conftest import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN
-from helpers import get_domain, publish_records, put_domain, verify
+from .helpers import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN, get_domain, publish_records, put_domain, verify
 
-from common.testing import assert_error, unique_slug
+from testkit import assert_error, unique_slug
 
 TOKEN = re.compile(r"^feedback-verify-[0-9a-f]{32}$")
 FIELDS = {"domain", "cnameTarget", "status", "records", "errors", "verifiedAt"}
@@ -173,7 +172,7 @@ def test_concurrent_claims_of_one_domain_leave_one_owner(stack, api, admin_token
     from concurrent.futures import ThreadPoolExecutor
     from threading import Barrier
 
-    from common.testing import Api, create_workspace
+    from testkit import Api, create_workspace
 
     contenders = [create_workspace(api, admin_token) for _ in range(4)]
     start = Barrier(len(contenders))

@@ -2,21 +2,23 @@
 
 import pytest
 
-from conftest import CNAME_TARGET, DNS_TIMEOUT, PORT
 from domains.config import DomainSettings
 from domains.dns_check import DnsChecker
+from testkit.dns import free_udp_port
+
+from .helpers import CNAME_TARGET, DNS_TIMEOUT
 
 TOKEN = "feedback-verify-0123456789abcdef"
 SHORT_TIMEOUT = 0.5  # for lookups meant to time out
 
 
-def make_checker(timeout=DNS_TIMEOUT, port=PORT):
+def make_checker(port, timeout=DNS_TIMEOUT):
     return DnsChecker(DomainSettings(dns_nameservers=("127.0.0.1",), dns_port=port, dns_timeout=timeout, cname_target=CNAME_TARGET))
 
 
 @pytest.fixture
-def checker():
-    return make_checker()
+def checker(zone):
+    return make_checker(zone.port)
 
 
 def publish(zone, domain, token=TOKEN, cname=CNAME_TARGET):
@@ -95,7 +97,7 @@ def test_nxdomain(checker, domain):
 def test_silent_server_times_out_into_errors(zone, domain):
     zone.silent(f"_feedback-verify.{domain}")
     zone.silent(domain)
-    result = make_checker(SHORT_TIMEOUT).check(domain, TOKEN)
+    result = make_checker(zone.port, SHORT_TIMEOUT).check(domain, TOKEN)
     assert result.errors == [
         f"DNS lookup of TXT _feedback-verify.{domain} timed out after {SHORT_TIMEOUT:g}s",
         f"DNS lookup of CNAME {domain} timed out after {SHORT_TIMEOUT:g}s",
@@ -112,8 +114,6 @@ def test_servfail_is_an_error_not_an_exception(checker, zone, domain):
 
 
 def test_unreachable_nameserver_is_an_error(zone, domain):
-    from local_dns import free_udp_port
-
-    result = make_checker(SHORT_TIMEOUT, port=free_udp_port()).check(domain, TOKEN)
+    result = make_checker(free_udp_port(), SHORT_TIMEOUT).check(domain, TOKEN)
     assert len(result.errors) == 2 and not result.conclusive
     assert all("DNS lookup of" in e for e in result.errors)

@@ -1,8 +1,8 @@
 """The gateway serves a workspace's public API on its verified custom domain."""
 
-from helpers import publish_records, put_domain, verify
+from .helpers import publish_records, put_domain, verify
 
-from common.testing import assert_error, wait_for
+from testkit import assert_error, wait_for
 
 
 def on(host):

@@ -7,11 +7,11 @@ backoff capped at 1s, verified domains re-checked every second, pending ones fai
 import json
 import uuid
 
-from helpers import branding_domain, get_domain, publish_records, put_domain, verify
+from .helpers import branding_domain, get_domain, publish_records, put_domain, verify
 
 from common.config import Settings
 from common.kafka import make_consumer
-from common.testing import wait_for
+from testkit import wait_for
 
 
 def status_becomes(ws, status, timeout=30):

@@ -1,14 +1,9 @@
-"""Helpers for the posts service's tests (the platform fixtures come from common.testing).
-
-A module of its own name and no conftest.py here: other test folders import helpers from
-"conftest", and a second conftest module would shadow theirs. Test modules import the
-``board`` fixture from here."""
+"""Helpers the posts service's tests share (the ``board`` fixture is in conftest.py)."""
 
 from __future__ import annotations
 
 import uuid
 
-import pytest
 
 class Board:
     """A workspace with one board, and shortcuts for the calls tests repeat."""
@@ -46,8 +41,3 @@ class Board:
 
 def anon(anon_id: str | None = None) -> dict:
     return {"X-Feedback-Anonymous-Id": anon_id or uuid.uuid4().hex}
-
-
-@pytest.fixture
-def board(workspace) -> Board:
-    return Board(workspace)

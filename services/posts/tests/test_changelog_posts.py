@@ -1,6 +1,5 @@
 """The workspaces service validates changelog postIds against the posts service."""
 
-from posts_testkit import board  # noqa: F401 - a fixture
 
 
 def test_changelog_post_ids_must_name_posts_of_the_workspace(board, other_workspace):

@@ -1,9 +1,9 @@
-"""Endpoint 8 and GET comments: threads, private comments, and that they never leak."""
+"""Comments: threads, private comments, and that they never leak, through the gateway."""
 
 
 
-from common.testing import wait_for
-from posts_testkit import anon, board  # noqa: F401 - board is a fixture
+from testkit import wait_for
+from .helpers import anon
 
 
 def comment(board, post_id, content="Nice", **kw):

@@ -10,7 +10,6 @@ from common import auth
 from common.dbmetrics import ROUND_TRIPS_HEADER
 from common.kafka import make_consumer
 from common.config import load_settings
-from posts_testkit import board  # noqa: F401 - a fixture
 
 
 def test_every_change_publishes_its_event(board, stack):

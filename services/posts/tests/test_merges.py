@@ -1,6 +1,6 @@
-"""Endpoints 6 and 7: merge into a canonical post and undo it exactly."""
+"""Merge into a canonical post and undo it exactly, through the gateway."""
 
-from posts_testkit import board, Board  # noqa: F401 - board is a fixture
+from .helpers import Board
 
 
 def merge(board, a, b, key=None, **kw):

@@ -1,11 +1,11 @@
-"""Endpoints 1, 2, 4, 5: create, list, read and change posts, through the gateway."""
+"""Create, list, read and change posts, through the gateway."""
 
 import uuid
 
 import pytest
 
-from common.testing import wait_for
-from posts_testkit import Board, anon, board  # noqa: F401 - board is a fixture
+from testkit import wait_for
+from .helpers import Board, anon
 
 POST_FIELDS = {
     "id", "title", "content", "boardId", "status", "voteCount", "commentCount", "verified",

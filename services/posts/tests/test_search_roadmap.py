@@ -1,6 +1,6 @@
-"""Endpoints 3 and 9: similarity search and the roadmap."""
+"""Similarity search and the roadmap, through the gateway."""
 
-from posts_testkit import board, Board  # noqa: F401 - board is a fixture
+from .helpers import Board
 
 
 def test_search_finds_duplicates_a_person_would(board):
@@ -55,7 +55,7 @@ def test_roadmap_columns_follow_statuses(board):
     board.vote(p2["id"], user=board.user())
     r = board.api.patch(f"{ws.path}/statuses/under-review", key=ws.key, json={"roadmap": False})
     assert r.status_code == 200, r.text
-    from common.testing import wait_for
+    from testkit import wait_for
 
     def roadmap():
         got = board.api.get(f"{ws.path}/roadmap").json()

@@ -4,8 +4,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pymongo import MongoClient
 
-from common.testing import wait_for
-from posts_testkit import board, anon  # noqa: F401 - board is a fixture
+from testkit import wait_for
+from .helpers import anon
 
 
 def test_vote_and_unvote(board):

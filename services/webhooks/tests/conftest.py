@@ -1,29 +1,23 @@
-"""The webhooks tests' receiver, DNS server, and the settings the stack's webhooks processes get.
+"""The settings the stack's webhooks processes get for these tests, and their fixtures.
 
-Imported at collection, before the session ``stack`` starts, so STACK_ENV reaches the
-webhooks API and dispatcher: 127.0.0.1 is allowed past the SSRF guard (the receiver lives
-there), plain http is allowed, host names resolve through the tests' own DNS server, and
-the retry schedule, timeout and disable span are shrunk so they show within seconds.
+127.0.0.1 is allowed past the SSRF guard (the receiver lives there), plain http is
+allowed, host names resolve through the tests' DNS server (``dns_zone``), and the retry
+schedule, timeout and disable span are shrunk so they show within seconds.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from common.testing import STACK_ENV
-from webhook_helpers import DISABLE_AFTER, RETRY_SCALE, ROTATION_WINDOW, TIMEOUT, Hooks
-from webhook_dns import Names, start
-from webhook_receiver import Receiver
+from .helpers import DISABLE_AFTER, RETRY_SCALE, ROTATION_WINDOW, TIMEOUT, Hooks
+from .receiver import Receiver
 
 
-NAMES = Names()
-DNS_PORT = start(NAMES)
-
-STACK_ENV.update(
-    {
+def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
+    return {
         "WEBHOOK_ALLOW_HTTP": "true",
         "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",
-        "WEBHOOK_DNS_SERVER": f"127.0.0.1:{DNS_PORT}",
+        "WEBHOOK_DNS_SERVER": f"127.0.0.1:{dns_port}",
         "WEBHOOK_DNS_TIMEOUT": "1",
         "WEBHOOK_TIMEOUT_SECONDS": str(TIMEOUT),
         "WEBHOOK_RETRY_SCALE": str(RETRY_SCALE),
@@ -31,7 +25,6 @@ STACK_ENV.update(
         "WEBHOOK_ROTATION_WINDOW_SECONDS": str(ROTATION_WINDOW),
         "WEBHOOK_POLL_SECONDS": "0.1",
     }
-)
 
 
 @pytest.fixture(scope="session")
@@ -39,11 +32,6 @@ def receiver():
     server = Receiver()
     yield server
     server.close()
-
-
-@pytest.fixture(scope="session")
-def names() -> Names:
-    return NAMES
 
 
 @pytest.fixture

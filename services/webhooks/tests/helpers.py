@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.testing import wait_for
+from testkit import wait_for
 
 # The settings conftest.py gives the stack's webhooks processes.
 TIMEOUT = 2.0  # seconds per attempt

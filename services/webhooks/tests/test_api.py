@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from common.testing import create_workspace, wait_for
-from webhook_helpers import Hooks, publish_changelog
+from testkit import create_workspace, wait_for
+from .helpers import Hooks, publish_changelog
 
 SHAPE = {"id", "url", "events", "disabled", "disabledReason", "createdAt", "updatedAt"}
 

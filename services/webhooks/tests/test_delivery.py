@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from common.testing import wait_for
-from webhook_helpers import publish_changelog
+from testkit import wait_for
+from .helpers import publish_changelog
 
 
 def test_changelog_published_is_delivered_signed(hooks, receiver, api, workspace):

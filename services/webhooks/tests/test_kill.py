@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from common.testing import wait_for
-from webhook_helpers import publish_changelog
+from testkit import wait_for
+from .helpers import publish_changelog
 
 EVENTS = 1000
 WORKER = "webhooks-worker"

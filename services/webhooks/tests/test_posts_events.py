@@ -10,7 +10,7 @@ import json
 import pytest
 
 from common.plugins import load_services
-from common.testing import wait_for
+from testkit import wait_for
 
 pytestmark = pytest.mark.skipif("posts" not in load_services(), reason="the posts service is not installed")
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from common.testing import wait_for
-from webhook_helpers import DISABLE_AFTER, ROTATION_WINDOW, TIMEOUT
-from webhook_receiver import Reply
+from testkit import wait_for
+from .helpers import DISABLE_AFTER, ROTATION_WINDOW, TIMEOUT
+from .receiver import Reply
 
 
 def statuses(delivery: dict) -> list:

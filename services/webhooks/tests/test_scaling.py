@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from common.testing import create_workspace, wait_for
-from webhook_helpers import Hooks, publish_changelog
+from testkit import create_workspace, wait_for
+from .helpers import Hooks, publish_changelog
 
 EVENTS = 200
 FEEDBACK = str(Path(sys.executable).with_name("feedback"))  # the console script beside this interpreter

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from common.testing import wait_for
+from testkit import wait_for
 
 @pytest.mark.parametrize(
     "url, words",
@@ -31,13 +31,13 @@ def test_private_addresses_are_refused_at_registration(api, workspace, url, word
     assert "field 'url'" in r.json()["error"] and words in r.json()["error"]
 
 
-def test_host_names_are_resolved_and_every_address_checked(api, workspace, names):
+def test_host_names_are_resolved_and_every_address_checked(api, workspace, dns_zone):
     inside = f"inside-{uuid.uuid4().hex[:8]}.hooks.test"
-    names.set(inside, "10.9.8.7")
+    dns_zone.set(inside, "A", "10.9.8.7")
     mixed = f"mixed-{uuid.uuid4().hex[:8]}.hooks.test"
-    names.set(mixed, "127.0.0.1", "192.168.0.7")
+    dns_zone.set(mixed, "A", "127.0.0.1", "192.168.0.7")
     metadata = f"metadata-{uuid.uuid4().hex[:8]}.hooks.test"
-    names.set(metadata, "169.254.169.254")
+    dns_zone.set(metadata, "A", "169.254.169.254")
     for host, words in [
         (inside, "resolves to 10.9.8.7"),
         (mixed, "resolves to 192.168.0.7"),
@@ -49,9 +49,9 @@ def test_host_names_are_resolved_and_every_address_checked(api, workspace, names
         assert words in r.json()["error"]
 
 
-def test_the_guard_runs_again_at_delivery(hooks, receiver, names):
+def test_the_guard_runs_again_at_delivery(hooks, receiver, dns_zone):
     host = f"rebind-{uuid.uuid4().hex[:8]}.hooks.test"
-    names.set(host, "127.0.0.1")
+    dns_zone.set(host, "A", "127.0.0.1")
     route = receiver.route()
     url = route.url.replace("127.0.0.1", host)
     r = hooks.api.post(hooks.base, key=hooks.ws.key, json={"url": url})
@@ -59,13 +59,13 @@ def test_the_guard_runs_again_at_delivery(hooks, receiver, names):
     hook = r.json()
     route.secrets.append(hook["secret"])
 
-    names.set(host, "10.20.30.40")  # the name now points inside the network
+    dns_zone.set(host, "A", "10.20.30.40")  # the name now points inside the network
     ping = hooks.ping(hook["id"])
     refused = wait_for(lambda: (d := hooks.delivery(hook["id"], ping["id"]))["attemptCount"] >= 2 and d)
     assert all(a["statusCode"] is None and "10.20.30.40" in a["error"] for a in refused["attempts"])
     assert route.received == []
 
-    names.set(host, "127.0.0.1")  # and back: the next retry goes through
+    dns_zone.set(host, "A", "127.0.0.1")  # and back: the next retry goes through
     done = hooks.settled(hook["id"], ping["id"], timeout=30)
     assert done["status"] == "succeeded"
     [got] = route.received

@@ -2,7 +2,7 @@
 
 import pytest
 
-from common.testing import assert_error, create_workspace, unique_slug
+from testkit import assert_error, create_workspace, unique_slug
 
 SETTINGS_FIELDS = {
     "logo": (str, type(None)),
@@ -190,7 +190,7 @@ def test_revoked_key_is_refused_once_the_cache_expires(api, admin_token, stack):
     r = api.post(f"{ws.path}/api-keys", key=ws.key, json={"name": "temp"})
     key_id, key = r.json()["id"], r.json()["key"]
     api.delete(f"{ws.path}/api-keys/{key_id}", key=ws.key)
-    from common.testing import wait_for
+    from testkit import wait_for
 
     wait_for(lambda: api.get(f"{ws.path}/settings", key=key).status_code == 401, timeout=30, what="revocation")
 

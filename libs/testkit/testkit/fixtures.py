@@ -1,0 +1,111 @@
+"""pytest fixtures for the whole repository: a running platform, its DNS, an API client.
+
+The ``stack`` fixture starts the platform once per test session (local MongoDB/Kafka
+stand-ins on free ports unless MONGODB_URI / KAFKA_BOOTSTRAP_SERVERS are set), with the
+settings the collected folders ask for through the ``pytest_feedback_stack_env`` hook. Tests
+isolate themselves by creating their own workspace (``workspace`` fixture).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from common.devstack import LocalStack
+from testkit import hooks
+from testkit.api import Api, Workspace, create_workspace
+from testkit.dns import Zone, start
+
+
+def pytest_addhooks(pluginmanager):
+    pluginmanager.add_hookspecs(hooks)
+
+
+@pytest.fixture(scope="session")
+def dns_zone() -> Zone:
+    """The records of a real DNS server on 127.0.0.1 that the platform's resolvers ask."""
+    zone = Zone()
+    server, zone.port = start(zone)
+    yield zone
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(request, tmp_path_factory, dns_zone):
+    log_dir = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tmp_path_factory.mktemp("logs"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    env: dict[str, str] = {}
+    for part in request.config.hook.pytest_feedback_stack_env(dns_port=dns_zone.port):
+        env.update(part)
+    platform = LocalStack(
+        mongodb_uri=os.environ.get("MONGODB_URI") or None,
+        kafka_bootstrap=os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None,
+        log_dir=log_dir,
+        extra_env=env,
+    )
+    try:
+        platform.start()
+    except Exception:
+        for log in sorted(log_dir.glob("*.log")):
+            print(f"==== {log.name}\n{log.read_text()[-3000:]}")
+        platform.stop()
+        raise
+    yield platform
+    platform.stop()
+
+
+@pytest.fixture(scope="session")
+def api(stack) -> Api:
+    return Api(stack.url)
+
+
+@pytest.fixture(scope="session")
+def admin_token(stack) -> str:
+    return stack.admin_token
+
+
+@pytest.fixture
+def workspace(api, admin_token) -> Workspace:
+    return create_workspace(api, admin_token)
+
+
+@pytest.fixture
+def other_workspace(api, admin_token) -> Workspace:
+    return create_workspace(api, admin_token, name="Other")
+
+
+@pytest.fixture(scope="session")
+def database(tmp_path_factory) -> str:
+    """A MongoDB-protocol server for in-process tests of one service's rules (no Kafka, no
+    gateway): ``MONGODB_URI`` where set, else a stand-in of its own. Its URI."""
+    if os.environ.get("MONGODB_URI"):
+        yield os.environ["MONGODB_URI"]
+        return
+    local = LocalStack(log_dir=tmp_path_factory.mktemp("database-logs"))
+    local.start_mongo()
+    yield local.mongodb_uri
+    local.stop()
+
+
+@pytest.fixture(scope="session")
+def service_context(database):
+    """``service_context(name)``: that service's context (its service layer, repository and
+    store), built in this process against ``database`` with its indexes; one per service."""
+    from common.config import load_settings
+    from common.plugins import load_services
+
+    contexts = {}
+    settings = load_settings({"MONGODB_URI": database, "MONGODB_DB_PREFIX": f"unit_{uuid.uuid4().hex[:8]}_"})
+
+    def build(name: str):
+        if name not in contexts:
+            spec = load_services()[name]
+            context = spec.create_context(settings)
+            context.store.ensure_indexes(spec.model_classes())
+            contexts[name] = context
+        return contexts[name]
+
+    return build

@@ -1,0 +1,136 @@
+"""The posts service's rules, in process against the real local database: no gateway, no
+Kafka, no other service. The workspace comes from a snapshot applied to the read model."""
+
+import uuid
+
+import pytest
+
+from common import auth
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from posts.service import ListQuery
+
+
+@pytest.fixture(scope="module")
+def context(service_context):
+    return service_context("posts")
+
+
+@pytest.fixture
+def slug(context):
+    slug = f"unit-{uuid.uuid4().hex[:10]}"
+    context.workspaces.apply(
+        {
+            "slug": slug,
+            "name": "Unit",
+            "version": 1,
+            "boards": [{"id": "b1", "name": "Features", "slug": "features"}],
+            "statuses": [
+                {"slug": "open", "name": "Open", "color": "#64748b", "order": 0, "roadmap": True},
+                {"slug": "planned", "name": "Planned", "color": "#8b5cf6", "order": 1, "roadmap": True},
+            ],
+            "defaultStatus": "open",
+            "anonSubmit": False,
+            "anonVote": False,
+            "anonComment": False,
+        }
+    )
+    return slug
+
+
+def manager(slug):
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k1")
+
+
+def user(slug, name=None):
+    return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{name or uuid.uuid4().hex[:8]}")
+
+
+ANONYMOUS = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:someone")
+
+
+def post(context, slug, title="A post", caller=None):
+    return context.service.create(caller or manager(slug), slug, {"boardSlug": "features", "title": title, "content": "x"})
+
+
+def test_anonymous_callers_need_the_flag_before_their_body_is_read(context, slug):
+    with pytest.raises(Unauthorized):
+        context.service.create(ANONYMOUS, slug, {"not": "even valid"})
+    with pytest.raises(BadRequest):
+        context.service.create(user(slug), slug, {"not": "even valid"})
+
+
+def test_only_managers_change_merge_and_see_unapproved(context, slug):
+    a, b = post(context, slug, "A")["id"], post(context, slug, "B")["id"]
+    someone = user(slug)
+    with pytest.raises(Forbidden):
+        context.service.update(someone, slug, a, {"statusSlug": "planned"})
+    with pytest.raises(Forbidden):
+        context.service.merge(someone, slug, a, {"intoPostId": b})
+    with pytest.raises(Forbidden):
+        context.service.unmerge(someone, slug, a)
+    with pytest.raises(Forbidden):
+        context.service.list(someone, slug, ListQuery(moderation="pending"))
+    with pytest.raises(Unauthorized):
+        context.service.update(ANONYMOUS, slug, a, {})
+
+
+def test_hidden_posts_are_visible_to_their_author_and_managers_only(context, slug):
+    author = user(slug, "author")
+    hidden = post(context, slug, "Spam?", caller=author)["id"]
+    context.service.update(manager(slug), slug, hidden, {"moderationState": "spam"})
+    assert context.service.get(author, slug, hidden)["moderationState"] == "spam"
+    with pytest.raises(NotFound):
+        context.service.get(user(slug), slug, hidden)
+    listed = [p["id"] for p in context.service.list(user(slug), slug, ListQuery())["items"]]
+    assert hidden not in listed
+    managed = [p["id"] for p in context.service.list(manager(slug), slug, ListQuery(moderation="spam"))["items"]]
+    assert managed == [hidden]
+
+
+def test_private_comments_are_written_and_read_by_managers_only(context, slug):
+    pid = post(context, slug)["id"]
+    with pytest.raises(Forbidden):
+        context.service.comment(user(slug), slug, pid, {"content": "psst", "isPrivate": True})
+    context.service.comment(manager(slug), slug, pid, {"content": "team only", "isPrivate": True})
+    context.service.comment(user(slug), slug, pid, {"content": "public"})
+    assert [c["content"] for c in context.service.comments(user(slug), slug, pid, 100, 0)["items"]] == ["public"]
+    assert len(context.service.comments(manager(slug), slug, pid, 100, 0)["items"]) == 2
+    assert context.service.get(user(slug), slug, pid)["commentCount"] == 1
+    assert context.service.get(manager(slug), slug, pid)["commentCount"] == 2
+
+
+def test_merge_moves_votes_without_counting_anyone_twice_and_unmerge_restores(context, slug):
+    a, b = post(context, slug, "A")["id"], post(context, slug, "B")["id"]
+    both, only_a, only_b = user(slug), user(slug), user(slug)
+    for voter, target in ((both, a), (both, b), (only_a, a), (only_b, b)):
+        context.service.vote(voter, slug, target)
+    merged = context.service.merge(manager(slug), slug, a, {"intoPostId": b})
+    assert merged["mergedInto"]["id"] == b
+    assert context.service.get(manager(slug), slug, b)["voteCount"] == 3  # both, only_a, only_b
+    with pytest.raises(Conflict):
+        context.service.vote(user(slug), slug, a)
+    context.service.unmerge(manager(slug), slug, a)
+    assert context.service.get(manager(slug), slug, a)["voteCount"] == 2
+    assert context.service.get(manager(slug), slug, b)["voteCount"] == 2
+
+
+def test_votes_without_client_bulk_write(context, slug):
+    """Servers before MongoDB 8 have no client bulkWrite: one command per write, same outcome."""
+    store = context.store
+    supported = store.bulk_supported
+    store.bulk_supported = False
+    try:
+        pid = post(context, slug)["id"]
+        voters = [user(slug) for _ in range(3)]
+        for voter in voters:
+            shaped, created = context.service.vote(voter, slug, pid)
+            assert created and shaped["voted"] is True
+        shaped, created = context.service.vote(voters[0], slug, pid)
+        assert not created and shaped["voteCount"] == 3
+        assert context.service.unvote(voters[1], slug, pid)["voteCount"] == 2
+        assert context.service.unvote(voters[1], slug, pid)["voteCount"] == 2  # not voted any more
+        context.service.comment(voters[0], slug, pid, {"content": "One command per write"})
+        assert context.service.get(manager(slug), slug, pid)["commentCount"] == 1
+        assert store.bulk_supported is False
+    finally:
+        store.bulk_supported = supported
