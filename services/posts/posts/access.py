@@ -1,19 +1,13 @@
-"""Who may do what with posts: identities, visibility and the anonymous flags.
+"""Who a caller is to the posts service, and what a post shows to whom (pure functions the
+service layer's checks are built from; the checks themselves are in ``posts.service``).
 
-- Managers (and the operator) see and do everything in their workspace.
-- Everyone else sees approved posts, and a post they wrote in any moderation state.
-- Anonymous callers may submit, vote and comment only where the workspace's
-  ``anonSubmit``/``anonVote``/``anonComment`` allow it (401 otherwise); SSO users and
-  managers always may. An anonymous identity is the gateway's ``anon:<hash>`` of the
-  ``X-Feedback-Anonymous-Id`` header (or address and user agent).
+An anonymous identity is the gateway's ``anon:<hash>``; an SSO user's is their user id.
 """
 
 from __future__ import annotations
 
 from common import auth
-from common.errors import Unauthorized
 from posts.contract import APPROVED
-from posts.readmodel import Snapshot, Workspaces
 
 
 def identity(caller: auth.Caller) -> str:
@@ -42,25 +36,3 @@ def can_see(caller: auth.Caller, slug: str, post: dict) -> bool:
         or is_manager(caller, slug)
         or post.get("authorId") == identity(caller)
     )
-
-
-ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
-
-
-def require_allowed(workspaces: Workspaces, caller: auth.Caller, slug: str, flag: str) -> Snapshot:
-    """The workspace snapshot, after checking that ``caller`` may act under ``flag``."""
-    if caller.kind != auth.ANONYMOUS:
-        return workspaces.get(slug)
-    # A flag turned on a moment ago may not have reached the read model: ask the owner once.
-    snapshot = workspaces.ensure(slug, lambda s: s.flags.get(flag, False))
-    if not snapshot.flags.get(flag, False):
-        raise Unauthorized(
-            f"this workspace does not let anonymous visitors {ACTIONS[flag]}: "
-            "sign in (X-Feedback-User) or use a manager API key"
-        )
-    return snapshot
-
-
-def require_manager_first(caller: auth.Caller, slug: str) -> None:
-    """Check the role before reading the body: a non-manager learns nothing from validation."""
-    auth.require_manager(caller, slug)

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Callable
 
-from pymongo.errors import DuplicateKeyError
-
 from common.errors import NotFound, Unavailable
 from common.internal import InternalClient
 from posts.config import PostsConfig
+from posts.repository import PostRepository
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +72,8 @@ class Snapshot:
 
 
 class Workspaces:
-    def __init__(self, db, client: InternalClient, config: PostsConfig, clock: Callable[[], float] = time.monotonic):
-        self.collection = db["workspaces"]
+    def __init__(self, repo: PostRepository, client: InternalClient, config: PostsConfig, clock: Callable[[], float] = time.monotonic):
+        self.repo = repo
         self.client = client
         self.config = config
         self.clock = clock
@@ -91,7 +90,7 @@ class Workspaces:
         hit = self._cache.get(slug)
         if hit is not None and self._polling_healthy():
             return hit[1]
-        doc = self.collection.find_one({"_id": slug})
+        doc = self.repo.workspace_view(slug)
         if doc is not None:
             return self._remember(Snapshot.from_doc(doc))
         fresh = self.refresh(slug)
@@ -152,9 +151,8 @@ class Workspaces:
 
     def poll(self) -> int:
         """Load the snapshots stored since the last poll into memory; return how many."""
-        query = {} if self._since is None else {"syncedAt": {"$gte": self._since - POLL_OVERLAP}}
         seen = 0
-        for doc in self.collection.find(query):
+        for doc in self.repo.workspace_views_since(None if self._since is None else self._since - POLL_OVERLAP):
             seen += 1
             self._remember(Snapshot.from_doc(doc))
             if doc.get("syncedAt") is not None and (self._since is None or doc["syncedAt"] > self._since):
@@ -175,9 +173,8 @@ class Workspaces:
     def apply(self, data: dict) -> None:
         """Store a snapshot unless a newer (or the same) version is already stored."""
         slug, version = data["slug"], int(data.get("version", 0))
-        doc = {
+        fields = {
             "name": data.get("name"),
-            "version": version,
             "boards": [{k: b[k] for k in ("id", "name", "slug")} for b in data.get("boards", [])],
             "statuses": [
                 {"slug": s["slug"], "name": s["name"], "color": s["color"], "order": s.get("order", i), "roadmap": s.get("roadmap", True)}
@@ -186,9 +183,4 @@ class Workspaces:
             "defaultStatus": data.get("defaultStatus"),
             **{f: bool(data.get(f, False)) for f in FLAGS},
         }
-        try:
-            self.collection.update_one(
-                {"_id": slug, "version": {"$lt": version}}, {"$set": doc, "$currentDate": {"syncedAt": True}}, upsert=True
-            )
-        except DuplicateKeyError:
-            pass  # a newer or equal version is stored already
+        self.repo.store_workspace_view(slug, version, fields)

@@ -1,8 +1,22 @@
-"""Posts: create, read, list, change, search, roadmap. Resources validate and call these.
+"""The posts service's rules: posts, votes, comments, merges, search and the roadmap.
 
-Every write that others should hear of commits together with its outbox event
-(``Store.transaction``). Round trips per request are kept few (the workspace read model is
-in memory): a page of posts is one query plus one for the caller's votes on that page.
+Every permission check of the service happens here, once, before the request body is
+validated (a caller without the right learns nothing from validation). Each method returns
+the response shape. Database commands are the repository's; a change others should hear of
+commits in one transaction with its outbox event.
+
+Who may do what:
+- managers (and the operator) see and do everything in their workspace;
+- everyone else sees approved posts, and the posts they wrote in any moderation state;
+- anonymous callers may submit, vote and comment only where the workspace's
+  ``anonSubmit``/``anonVote``/``anonComment`` allow it (401 otherwise); SSO users may always;
+- private comments are written and read by managers only.
+
+Votes: one per identity and post; ``countsFor`` names the post whose ``voteCount`` includes it
+(:class:`posts.models.Vote`). Merging A into B moves A's votes to B, except a voter who
+already counts on B, whose vote on A is kept aside (``shadow:<A>``) so nobody counts twice;
+unmerging moves exactly A's votes back. Merging a merged post, into a merged post, or a post
+others are merged into is 409; a post into itself 400.
 """
 
 from __future__ import annotations
@@ -11,16 +25,18 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 from bson.errors import InvalidId
-from pymongo import InsertOne, UpdateOne
+from pymongo.errors import DuplicateKeyError
 
 from common import auth
-from common.errors import BadRequest, NotFound, PayloadTooLarge
-from common.events import Outbox
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from common.ids import now, object_id
-from posts import access, contract, shapes, text, txn
+from common.validation import check
+from posts import access, contract, schemas, shapes, text
 from posts.config import PostsConfig
-from posts.models import Comment, Post, Vote
 from posts.readmodel import Snapshot, Workspaces
+from posts.repository import PostRepository
+
+ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
 
 
 @dataclass(frozen=True)
@@ -31,139 +47,85 @@ class ListQuery:
     sort: str = contract.DEFAULT_SORT
     limit: int = contract.LIST_LIMIT[0]
     offset: int = 0
-    moderation: str | None = None  # managers only
+    moderation: str | None = None  # managers only, unless "approved"
 
 
-def check_content(content: str, limit: int) -> None:
-    if len(content) > limit:
-        raise PayloadTooLarge(f"field 'content' must be at most {limit} characters")
+def shadow(post_id: str) -> str:
+    """``countsFor`` of a vote on a merged post whose voter already counts on the canonical post."""
+    return f"shadow:{post_id}"
 
 
-def check_title(title: str) -> str:
-    title = title.strip()
-    if not title:
-        raise BadRequest("field 'title' must not be blank")
-    return title
+class NotVoted(Exception):
+    """Raised inside the transaction to undo the counter when there was no vote to withdraw."""
 
 
-def build_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller) -> dict:
-    """A new post's document (the benchmark seeds with it too)."""
-    terms, title_terms = text.index_terms(title, content)
-    created = now()
-    return {
-        "_id": ObjectId(),
-        "workspace": slug,
-        "boardId": board_id,
-        "title": title,
-        "content": content,
-        "statusSlug": status,
-        "voteCount": 0,
-        "commentCount": 0,
-        "privateCommentCount": 0,
-        "verified": access.verified(caller),
-        "moderationState": contract.APPROVED,
-        "listed": True,
-        "authorId": access.identity(caller),
-        "mergedInto": None,
-        "mergedPosts": [],
-        "terms": terms,
-        "titleTerms": title_terms,
-        "createdAt": created,
-        "updatedAt": created,
-    }
-
-
-class PostStore:
-    """Collections and collaborators every part of the posts service shares."""
-
-    def __init__(self, store, workspaces: Workspaces, config: PostsConfig):
-        self.store = store
+class PostService:
+    def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig):
+        self.repo = repo
         self.workspaces = workspaces
         self.config = config
-        self.outbox = Outbox(store.db, contract.TOPIC)
-        self.writer = txn.CrossWriter(store.client)
-        self.posts = Post._get_collection()
-        self.votes = Vote._get_collection()
-        self.comments = Comment._get_collection()
 
-    def event_op(self, slug: str, type_: str, data: dict) -> InsertOne:
-        """The outbox insert of an event, for ``writer.write`` beside the change it reports."""
-        return InsertOne(self.outbox.document(type_, slug, data), namespace=self.outbox.collection.full_name)
+    # -- who may ------------------------------------------------------------------------------
 
-    def update_op(self, oid: ObjectId, change: dict) -> UpdateOne:
-        """An update of one post, for ``writer.write`` in a transaction that read the post
-        first (so the document after it is the one read with ``change`` applied).
+    def _participant(self, caller: auth.Caller, slug: str, flag: str) -> Snapshot:
+        """The workspace, after checking that ``caller`` may submit, vote or comment (``flag``)."""
+        if caller.kind != auth.ANONYMOUS:
+            return self.workspaces.get(slug)
+        # A flag turned on a moment ago may not have reached the read model: ask the owner once.
+        snapshot = self.workspaces.ensure(slug, lambda s: s.flags.get(flag, False))
+        if not snapshot.flags.get(flag, False):
+            raise Unauthorized(
+                f"this workspace does not let anonymous visitors {ACTIONS[flag]}: "
+                "sign in (X-Feedback-User) or use a manager API key"
+            )
+        return snapshot
 
-        NOTE: SecantusDB's findAndModify scans the collection (measured: 130 ms at 10,000 posts,
-        an update 3 ms), so this service does not use find_one_and_update. Reading the post in
-        the transaction and updating it in the same bulkWrite costs MongoDB no more round trips
-        and is as safe: a change to the post since the transaction's snapshot makes this update
-        conflict, and the transaction runs again with what is there now."""
-        return UpdateOne({"_id": oid}, change, namespace=self.posts.full_name)
+    def _board(self, slug: str, board_slug: str) -> tuple[Snapshot, dict | None]:
+        """The workspace and its board ``board_slug`` (asking the owner once if it is new to us)."""
+        ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(board_slug) is not None)
+        return ws, ws.board_by_slug(board_slug)
 
-    def find_visible(self, caller: auth.Caller, slug: str, post_id: str, session=None) -> dict:
-        doc = self.posts.find_one({"_id": object_id(post_id, "post"), "workspace": slug}, session=session)
+    def _visible(self, caller: auth.Caller, slug: str, post_id: str, session=None) -> dict:
+        doc = self.repo.find_post(slug, object_id(post_id, "post"), session)
         if doc is None or not access.can_see(caller, slug, doc):
             raise NotFound(f"post '{post_id}' not found")
         return doc
 
-    def voted_ids(self, caller: auth.Caller, docs: list[dict]) -> set[str]:
-        """Ids among ``docs`` the caller's vote counts for (one query, none for an empty page).
-
-        A merged post shows ``voted`` when the caller voted on it before the merge."""
-        if not docs:
-            return set()
-        user = access.identity(caller)
+    def _shape(self, caller: auth.Caller, slug: str, ws: Snapshot, docs: list[dict]) -> list[dict]:
+        """Posts as ``caller`` sees them: ``voted`` from one query, private comments counted for managers."""
         live = [str(d["_id"]) for d in docs if not d.get("mergedInto")]
         merged = [d["_id"] for d in docs if d.get("mergedInto")]
-        clauses = ([{"countsFor": {"$in": live}}] if live else []) + ([{"postId": {"$in": merged}}] if merged else [])
-        query = {"userId": user, **(clauses[0] if len(clauses) == 1 else {"$or": clauses})}
-        found = set()
-        for v in self.votes.find(query, projection={"countsFor": 1, "postId": 1}):
-            found |= {v["countsFor"], str(v["postId"])}
-        return found
-
-    def shape(self, caller: auth.Caller, slug: str, ws: Snapshot, docs: list[dict]) -> list[dict]:
-        voted = self.voted_ids(caller, docs)
+        voted = self.repo.voted_ids(access.identity(caller), live, merged) if docs else set()
         manager = access.is_manager(caller, slug)
         return [shapes.post(d, ws, str(d["_id"]) in voted, manager) for d in docs]
 
+    # -- posts --------------------------------------------------------------------------------
 
-class PostService:
-    def __init__(self, repo: PostStore):
-        self.repo = repo
-        self.workspaces = repo.workspaces
-
-    # -- create, read ---------------------------------------------------------------------
-
-    def create(self, caller: auth.Caller, slug: str, fields: dict) -> tuple[dict, Snapshot]:
-        ws = access.require_allowed(self.workspaces, caller, slug, "anonSubmit")
-        board_slug = fields["boardSlug"]
-        ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(board_slug) is not None)
-        board = ws.board_by_slug(board_slug)
+    def create(self, caller: auth.Caller, slug: str, body) -> dict:
+        self._participant(caller, slug, "anonSubmit")
+        fields = check(body, schemas.CREATE_POST)
+        ws, board = self._board(slug, fields["boardSlug"])
         if board is None:
-            raise BadRequest(f"field 'boardSlug': workspace '{slug}' has no board '{board_slug}'")
-        title = check_title(fields["title"])
-        check_content(fields["content"], contract.CONTENT_MAX)
+            raise BadRequest(f"field 'boardSlug': workspace '{slug}' has no board '{fields['boardSlug']}'")
+        title = _title(fields["title"])
+        _content(fields["content"], contract.CONTENT_MAX)
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
-        doc = build_post(slug, board["id"], title, fields["content"], ws.default_status, caller)
+        doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller)
 
-        def work(session):
-            self.repo.posts.insert_one(doc, session=session)
-            self.repo.outbox.add(session, contract.POST_CREATED, slug, {"post": shapes.post_event(doc, ws)})
-
-        self.repo.store.transaction(work)
-        return doc, ws
+        self.repo.add_post(doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
+        # Nobody has voted on a post that did not exist a moment ago: no votes query.
+        return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
 
     def get(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         ws = self.workspaces.get(slug)
-        doc = self.repo.find_visible(caller, slug, post_id)
-        return self.repo.shape(caller, slug, ws, [doc])[0]
+        return self._shape(caller, slug, ws, [self._visible(caller, slug, post_id)])[0]
 
-    def list(self, caller: auth.Caller, slug: str, query: ListQuery) -> list[dict]:
+    def list(self, caller: auth.Caller, slug: str, query: ListQuery) -> dict:
         ws = self.workspaces.get(slug)
         manager = access.is_manager(caller, slug)
+        if query.moderation not in (None, contract.APPROVED) and not manager:
+            raise Forbidden("only managers can list posts that are not approved")
         if manager and query.moderation is None:
             filters: dict = {"workspace": slug, "mergedInto": None}
         elif manager:
@@ -171,10 +133,9 @@ class PostService:
         else:
             filters = {"workspace": slug, "listed": True}
         if query.board:
-            ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(query.board) is not None)
-            board = ws.board_by_slug(query.board)
+            ws, board = self._board(slug, query.board)
             if board is None:
-                return []  # a filter on a board that does not exist matches nothing
+                return {"items": []}  # a filter on a board that does not exist matches nothing
             filters["boardId"] = board["id"]
         if query.status:
             filters["statusSlug"] = query.status
@@ -182,24 +143,19 @@ class PostService:
             words = text.word_terms(query.q)
             if words:
                 filters["terms"] = {"$all": words}
-        docs = list(
-            self.repo.posts.find(
-                filters, projection={"terms": 0, "titleTerms": 0}, sort=contract.SORTS[query.sort], skip=query.offset, limit=query.limit
-            )
-        )
-        return self.repo.shape(caller, slug, ws, docs)
+        docs = self.repo.page(filters, contract.SORTS[query.sort], query.offset, query.limit)
+        return {"items": self._shape(caller, slug, ws, docs)}
 
-    # -- change ---------------------------------------------------------------------------
-
-    def update(self, caller: auth.Caller, slug: str, post_id: str, fields: dict) -> dict:
+    def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)
+        fields = check(body, schemas.UPDATE_POST)
         ws = self.workspaces.get(slug)
         oid = object_id(post_id, "post")
         change: dict = {}
         if "title" in fields:
-            change["title"] = check_title(fields["title"])
+            change["title"] = _title(fields["title"])
         if "content" in fields:
-            check_content(fields["content"], contract.CONTENT_MAX)
+            _content(fields["content"], contract.CONTENT_MAX)
             change["content"] = fields["content"]
         if "statusSlug" in fields:
             wanted = fields["statusSlug"]
@@ -211,7 +167,7 @@ class PostService:
             change["moderationState"] = fields["moderationState"]
 
         def work(session):
-            before = self.repo.posts.find_one({"_id": oid, "workspace": slug}, session=session)
+            before = self.repo.find_post(slug, oid, session)
             if before is None:
                 raise NotFound(f"post '{post_id}' not found")
             changed = {k: v for k, v in change.items() if before.get(k) != v}
@@ -223,120 +179,323 @@ class PostService:
                 update["terms"], update["titleTerms"] = text.index_terms(title, content)
             if "moderationState" in changed:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
-            # The snapshot read above makes this exact: a change since then conflicts and reruns.
             after = {**before, **update}
             if "title" in changed:
-                self._retitle_links(session, after)
+                self.repo.retitle_links(session, after)
             shape = shapes.post_event(after, ws)
-            ops = [self.repo.update_op(oid, {"$set": update})]
+            writes = [self.repo.update_post(oid, {"$set": update})]
             others = sorted(set(changed) - {"statusSlug"})
             if others:
-                ops.append(self.repo.event_op(slug, contract.POST_UPDATED, {"post": shape, "changed": others}))
+                writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others}))
             if "statusSlug" in changed:
-                old_status = ws.status_shape(before["statusSlug"])
-                ops.append(self.repo.event_op(slug, contract.POST_STATUS_CHANGED, {"post": shape, "oldStatus": old_status, "newStatus": shape["status"]}))
-            self.repo.writer.write(session, ops)
+                old = ws.status_shape(before["statusSlug"])
+                writes.append(self.repo.event(slug, contract.POST_STATUS_CHANGED, {"post": shape, "oldStatus": old, "newStatus": shape["status"]}))
+            self.repo.write(session, writes)
             return after
 
-        doc = self.repo.store.transaction(work)
-        return self.repo.shape(caller, slug, ws, [doc])[0]
+        doc = self.repo.transaction(work)
+        return self._shape(caller, slug, ws, [doc])[0]
 
-    def _retitle_links(self, session, doc: dict) -> None:
-        """Keep the titles other posts show of this one (mergedInto / mergedPosts) current."""
-        pid = str(doc["_id"])
-        if doc.get("mergedInto"):
-            self.repo.posts.update_one(
-                {"_id": ObjectId(doc["mergedInto"]["id"]), "mergedPosts.id": pid},
-                {"$set": {"mergedPosts.$.title": doc["title"]}},
-                session=session,
-            )
-        for child in doc.get("mergedPosts", []):
-            self.repo.posts.update_one(
-                {"_id": ObjectId(child["id"])}, {"$set": {"mergedInto.title": doc["title"]}}, session=session
-            )
-
-    # -- search, roadmap, lookup ------------------------------------------------------------
-
-    def search(self, caller: auth.Caller, slug: str, q: str, board: str | None, limit: int) -> list[dict]:
+    def search(self, caller: auth.Caller, slug: str, q: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
+        q = q.strip()
+        if not q:
+            raise BadRequest("query parameter 'q' is required")
+        if len(q) > contract.SEARCH_QUERY_MAX:
+            raise BadRequest(f"query parameter 'q' must be at most {contract.SEARCH_QUERY_MAX} characters")
         terms = text.query_terms(q)
         if not terms:
-            return []
+            return {"items": []}
         board_id = None
         if board:
-            ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(board) is not None)
-            found = ws.board_by_slug(board)
+            ws, found = self._board(slug, board)
             if found is None:
-                return []
+                return {"items": []}
             board_id = found["id"]
-        # NOTE: SecantusDB plans {workspace, terms: {$in}} well (tens of ms at 10k posts) but
-        # takes seconds once more predicates or a hint join in, so the rest is filtered here.
-        fetched = self.repo.posts.find(
-            {"workspace": slug, "terms": {"$in": terms}},
-            projection={"terms": 1, "titleTerms": 1, "listed": 1, "mergedInto": 1, "boardId": 1},
-            limit=self.repo.config.search_candidates,
-            batch_size=self.repo.config.search_candidates,  # one round trip, no getMore
-        )
         manager = access.is_manager(caller, slug)
         candidates = [
-            c for c in fetched
+            c for c in self.repo.search_candidates(slug, terms, self.config.search_candidates)
             if not c.get("mergedInto") and (manager or c.get("listed")) and (board_id is None or c.get("boardId") == board_id)
         ]
         scorer = text.Scorer(q, candidates)
         scored = sorted(((scorer.score(c), c["_id"]) for c in candidates), key=lambda x: (-x[0], x[1]))
-        best = [(s, i) for s, i in scored if s >= self.repo.config.min_similarity][:limit]
+        best = [(s, i) for s, i in scored if s >= self.config.min_similarity][:limit]
         if not best:
-            return []
-        by_id = {d["_id"]: d for d in self.repo.posts.find({"_id": {"$in": [i for _, i in best]}}, projection={"terms": 0, "titleTerms": 0})}
+            return {"items": []}
+        by_id = self.repo.posts_by_id([i for _, i in best])
         docs = [by_id[i] for _, i in best if i in by_id]
-        items = self.repo.shape(caller, slug, ws, docs)
-        similarity = {i: s for s, i in best}
-        return [{**item, "similarity": round(similarity[ObjectId(item["id"])], 4)} for item in items]
+        similarity = {str(i): s for s, i in best}
+        return {"items": [{**item, "similarity": round(similarity[item["id"]], 4)} for item in self._shape(caller, slug, ws, docs)]}
 
     def roadmap(self, caller: auth.Caller, slug: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
-        filters: dict = {"workspace": slug, "listed": True}
+        filters: dict = {"workspace": slug, "listed": True}  # public: what everyone may see
         board_known = True
         if board:
-            ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(board) is not None)
-            found = ws.board_by_slug(board)
+            ws, found = self._board(slug, board)
             board_known = found is not None
             filters["boardId"] = found["id"] if found else None
         shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
-        items: dict[str, list] = {slug_: [] for slug_ in shown}
+        items: dict[str, list] = {s: [] for s in shown}
         if board_known and shown:
-            for doc in self.repo.posts.aggregate(_roadmap_pipeline(self.repo.posts.name, filters, shown, limit), batchSize=limit * len(shown)):
+            for doc in self.repo.roadmap(filters, shown, limit):
                 items[doc["statusSlug"]].append(shapes.roadmap_item(doc))
         return {"columns": [{"status": ws.status_shape(s), "items": items[s]} for s in shown]}
 
-    def lookup(self, slug: str, ids: list[str]) -> list[str]:
-        """Which of ``ids`` are posts of workspace ``slug`` (for changelog postIds)."""
+    def lookup(self, body) -> dict:
+        """Which of the ids are posts of the workspace (the workspaces service checks changelog postIds)."""
+        fields = check(body, schemas.LOOKUP)
         oids = []
-        for value in ids:
+        for value in fields["ids"]:
             try:
                 oids.append(ObjectId(value))
             except (InvalidId, TypeError):
                 continue
-        if not oids:
-            return []
-        found = {str(d["_id"]) for d in self.repo.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
-        return [i for i in ids if i in found]
+        found = self.repo.existing_ids(fields["workspace"], oids) if oids else set()
+        return {"found": [i for i in fields["ids"] if i in found]}
+
+    # -- votes --------------------------------------------------------------------------------
+
+    def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
+        """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing).
+
+        Three round trips in one transaction: reading the post; the vote, the post's counter
+        and the outbox event together; the commit."""
+        ws = self._participant(caller, slug, "anonVote")
+        oid = object_id(post_id, "post")
+        user = access.identity(caller)
+
+        def work(session):
+            doc = self._votable(session, caller, slug, post_id)
+            doc["voteCount"] += 1
+            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+            # A second vote by the same identity hits the unique index and aborts the count too.
+            self.repo.write(session, [
+                self.repo.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, createdAt=now()),
+                self.repo.update_post(oid, {"$inc": {"voteCount": 1}}),
+                self.repo.event(slug, contract.VOTE_CREATED, event),
+            ])
+            return doc
+
+        try:
+            doc = self.repo.transaction(work, hot_key=post_id)
+            created = True
+        except DuplicateKeyError:
+            # Voted already (on this post, or on a post merged into it): nothing changes.
+            doc, created = self._visible(caller, slug, post_id), False
+        return shapes.post(doc, ws, True, access.is_manager(caller, slug)), created
+
+    def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """Withdraw the caller's vote for this post (and for the posts merged into it)."""
+        ws = self._participant(caller, slug, "anonVote")
+        oid = object_id(post_id, "post")
+        user = access.identity(caller)
+
+        def work(session):
+            doc = self._votable(session, caller, slug, post_id)
+            doc["voteCount"] -= 1
+            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+            writes = [self.repo.delete_vote(user, post_id)]
+            children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
+            if children:
+                # The voter's uncounted votes on merged posts go too: they no longer back this idea.
+                writes.append(self.repo.delete_votes(user, children))
+            writes += [self.repo.update_post(oid, {"$inc": {"voteCount": -1}}), self.repo.event(slug, contract.VOTE_DELETED, event)]
+            if self.repo.write(session, writes)[0] != 1:
+                raise NotVoted()  # aborts: the counter and the event are undone
+            return doc
+
+        try:
+            doc = self.repo.transaction(work, hot_key=post_id)
+        except NotVoted:
+            doc = self._visible(caller, slug, post_id)  # had not voted: nothing changes
+        return shapes.post(doc, ws, False, access.is_manager(caller, slug))
+
+    def _votable(self, session, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """The post as this transaction reads it; refuse (and so abort) when it is unknown,
+        invisible to the caller, or merged."""
+        doc = self._visible(caller, slug, post_id, session)
+        if doc.get("mergedInto"):
+            into = doc["mergedInto"]
+            raise Conflict(f"post '{post_id}' is merged into '{into['id']}'; vote on that post instead")
+        return doc
+
+    # -- comments -----------------------------------------------------------------------------
+
+    def comment(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
+        """Add a comment. A private one is the team's: non-managers never see it, and its
+        ``comment.created`` event says ``isPrivate: true``."""
+        self._participant(caller, slug, "anonComment")
+        fields = check(body, schemas.CREATE_COMMENT)
+        manager = access.is_manager(caller, slug)
+        private = bool(fields.get("isPrivate", False))
+        if private and not manager:
+            raise Forbidden("only managers can write private comments")
+        _content(fields["content"], contract.COMMENT_MAX)
+        oid = object_id(post_id, "post")
+        parent = self._parent(caller, slug, oid, fields.get("parentId"))
+        if parent is not None and parent.get("isPrivate"):
+            private = True  # a reply in a private thread stays private
+        comment_id = ObjectId()
+        doc = self.repo.new_comment(
+            id=comment_id,
+            workspace=slug,
+            postId=oid,
+            parentId=str(parent["_id"]) if parent else None,
+            path=f"{parent['path']}/{comment_id}" if parent else str(comment_id),
+            depth=parent["depth"] + 1 if parent else 0,
+            content=fields["content"],
+            authorId=access.identity(caller),
+            isTeamMember=manager,
+            isPrivate=private,
+            createdAt=now(),
+        )
+        counter = "privateCommentCount" if private else "commentCount"
+
+        def work(session):
+            post = self._visible(caller, slug, post_id, session)
+            event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
+            self.repo.write(session, [
+                self.repo.insert_comment(doc),
+                self.repo.update_post(oid, {"$inc": {counter: 1}}),
+                self.repo.event(slug, contract.COMMENT_CREATED, event),
+            ])
+
+        self.repo.transaction(work, hot_key=post_id)
+        return shapes.comment(doc)
+
+    def comments(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
+        self.workspaces.get(slug)
+        post = self._visible(caller, slug, post_id)
+        docs = self.repo.comment_page(post["_id"], access.is_manager(caller, slug), offset, limit)
+        return {"items": [shapes.comment(d) for d in docs]}
+
+    def _parent(self, caller: auth.Caller, slug: str, post_oid: ObjectId, parent_id: str | None) -> dict | None:
+        if parent_id is None:
+            return None
+        try:
+            parent_oid = ObjectId(parent_id)
+        except (InvalidId, TypeError):
+            raise BadRequest(f"field 'parentId': no comment '{parent_id}' on this post") from None
+        parent = self.repo.find_comment(slug, parent_oid)
+        if parent is None or (parent.get("isPrivate") and not access.is_manager(caller, slug)):
+            raise BadRequest(f"field 'parentId': no comment '{parent_id}' on this post")
+        if parent["postId"] != post_oid:
+            raise BadRequest(f"field 'parentId': comment '{parent_id}' belongs to another post")
+        if parent.get("depth", 0) + 1 > contract.MAX_COMMENT_DEPTH:
+            raise BadRequest(f"field 'parentId': threads nest at most {contract.MAX_COMMENT_DEPTH} levels deep")
+        return parent
+
+    # -- merges -------------------------------------------------------------------------------
+
+    def merge(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
+        auth.require_manager(caller, slug)
+        into_id = check(body, schemas.MERGE)["intoPostId"]
+        ws = self.workspaces.get(slug)
+        a_oid = object_id(post_id, "post")
+        b_oid = object_id(into_id, "post")
+        if a_oid == b_oid:
+            raise BadRequest("field 'intoPostId': a post cannot be merged into itself")
+        a_id, b_id = str(a_oid), str(b_oid)
+
+        def work(session):
+            a = self._existing(slug, a_oid, session)
+            b = self._existing(slug, b_oid, session)
+            if a.get("mergedInto"):
+                raise Conflict(f"post '{a_id}' is already merged into '{a['mergedInto']['id']}'")
+            if b.get("mergedInto"):
+                raise Conflict(f"post '{b_id}' is itself merged into '{b['mergedInto']['id']}'; merge into that post")
+            if a.get("mergedPosts"):
+                raise Conflict(f"post '{a_id}' has posts merged into it; unmerge them first")
+            voters = self.repo.voters(session, a_id)
+            counted = sorted(self.repo.voters(session, b_id, among=voters)) if voters else []
+            if counted:
+                self.repo.move_votes(session, {"countsFor": a_id, "userId": {"$in": counted}}, shadow(a_id))
+            moved = self.repo.move_votes(session, {"countsFor": a_id}, b_id)
+            # a and b were read in this transaction's snapshot, so the documents after the change
+            # are computed here; a change to either since then makes the writes conflict and rerun.
+            stamp = now()
+            a_set = {"mergedInto": {"id": b_id, "title": b["title"]}, "listed": False, "updatedAt": stamp}
+            entry = {"id": a_id, "title": a["title"], "voteCount": a.get("voteCount", 0)}
+            a = {**a, **a_set}
+            b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
+            b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
+            self.repo.write(session, [
+                self.repo.update_post(a_oid, {"$set": a_set}),
+                self.repo.update_post(b_oid, b_change),
+                self.repo.event(slug, contract.POST_MERGED, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}),
+            ])
+            return a
+
+        doc = self.repo.transaction(work)
+        return self._shape(caller, slug, ws, [doc])[0]
+
+    def unmerge(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        auth.require_manager(caller, slug)
+        ws = self.workspaces.get(slug)
+        a_oid = object_id(post_id, "post")
+        a_id = str(a_oid)
+
+        def work(session):
+            a = self._existing(slug, a_oid, session)
+            if not a.get("mergedInto"):
+                raise Conflict(f"post '{a_id}' is not merged")
+            b_id = a["mergedInto"]["id"]
+            moved = self.repo.move_votes(session, {"postId": a_oid, "countsFor": b_id}, a_id)
+            kept = self.repo.move_votes(session, {"postId": a_oid, "countsFor": shadow(a_id)}, a_id)
+            stamp = now()
+            a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED, "updatedAt": stamp}
+            a = {**a, **a_set}
+            writes = [self.repo.update_post(a_oid, {"$set": a_set})]
+            b = self.repo.find_post(slug, ObjectId(b_id), session)
+            if b is not None:
+                b = {**b, "voteCount": b.get("voteCount", 0) - moved, "updatedAt": stamp,
+                     "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
+                b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
+                writes.append(self.repo.update_post(b["_id"], b_change))
+            data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None}
+            writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
+            self.repo.write(session, writes)
+            return a
+
+        doc = self.repo.transaction(work)
+        return self._shape(caller, slug, ws, [doc])[0]
+
+    def _existing(self, slug: str, oid: ObjectId, session) -> dict:
+        doc = self.repo.find_post(slug, oid, session)
+        if doc is None:
+            raise NotFound(f"post '{oid}' not found")
+        return doc
 
 
-def _roadmap_pipeline(collection: str, filters: dict, statuses: list[str], limit: int) -> list[dict]:
-    """Each roadmap column's top posts by votes, all in one round trip: one branch per status
-    joined with ``$unionWith``, so each branch is its own index walk (workspace, listed,
-    statusSlug, voteCount) of at most ``limit`` posts on real MongoDB. (SecantusDB runs it about
-    2.5 times slower than one find per column, 1.5 s against 0.6 s at 10,000 posts: its aggregate
-    scans; that is the stand-in's cost, not a reason to pay five round trips on MongoDB.)"""
+def new_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller) -> dict:
+    """A new post's document (the benchmark seeds with it too)."""
+    terms, title_terms = text.index_terms(title, content)
+    created = now()
+    return PostRepository.new_post(
+        workspace=slug,
+        boardId=board_id,
+        title=title,
+        content=content,
+        statusSlug=status,
+        verified=access.verified(caller),
+        moderationState=contract.APPROVED,
+        authorId=access.identity(caller),
+        mergedInto=None,
+        terms=terms,
+        titleTerms=title_terms,
+        createdAt=created,
+        updatedAt=created,
+    )
 
-    def column(status: str) -> list[dict]:
-        return [
-            {"$match": {**filters, "statusSlug": status}},
-            {"$sort": {"voteCount": -1, "_id": -1}},
-            {"$limit": limit},
-            {"$project": {"title": 1, "voteCount": 1, "statusSlug": 1}},
-        ]
 
-    first, *rest = statuses
-    return column(first) + [{"$unionWith": {"coll": collection, "pipeline": column(s)}} for s in rest]
+def _title(title: str) -> str:
+    title = title.strip()
+    if not title:
+        raise BadRequest("field 'title' must not be blank")
+    return title
+
+
+def _content(content: str, limit: int) -> None:
+    if len(content) > limit:
+        raise PayloadTooLarge(f"field 'content' must be at most {limit} characters")

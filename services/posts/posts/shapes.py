@@ -1,4 +1,4 @@
-"""Response and event shapes, exactly as the spec names the fields (2.1, 2.3, 2.10)."""
+"""Response and event shapes (fields as the OpenAPI document names them), built from stored documents."""
 
 from __future__ import annotations
 
