@@ -403,3 +403,18 @@ def test_notes_say_how_to_reach_the_gateway_and_create_a_workspace(minimal, scal
     assert f"svc/{FULLNAME}-gateway" in minimal.notes and "/v1/workspaces" in minimal.notes
     assert "https://feedback.example.com/v1/openapi.json" in scaled.notes
     assert "FEEDBACK_ADMIN_TOKEN" in minimal.notes
+
+
+def test_each_gateway_process_gets_its_share_of_the_rate_limits(minimal, scaled):
+    """An Ingress spreads a client's requests over every gateway process, so each enforces
+    the release-wide quota divided among them (pods x workers; minReplicas with autoscaling)."""
+    for rendered, processes in ((minimal, 2 * 2), (scaled, 3 * 2)):
+        (gateway,) = [w for w in rendered.workloads() if w["metadata"]["name"] == f"{FULLNAME}-gateway"]
+        env = rendered.env_of(gateway)
+        assert env["RATE_LIMIT_WRITES"] == f"{-(-30 // processes)}/60"
+        assert env["RATE_LIMIT_WRITES_PER_ADDRESS"] == f"{-(-60 // processes)}/60"
+        assert env["RATE_LIMIT_AUTH_FAILURES"] == f"{-(-20 // processes)}/300"
+        assert env["TRUSTED_PROXIES"].startswith("10.0.0.0/8")
+    off = render(merged(MINIMAL, {"gateway": {"rateLimits": {"writes": "0/60"}}}))
+    (gateway,) = [w for w in off.workloads() if w["metadata"]["name"] == f"{FULLNAME}-gateway"]
+    assert off.env_of(gateway)["RATE_LIMIT_WRITES"] == "0/60"

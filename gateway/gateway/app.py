@@ -14,33 +14,44 @@ import falcon
 
 from common.app import create_app as create_base_app
 from common.config import Settings, load_settings
-from common.errors import PayloadTooLarge, UriTooLong
+from common import auth
+from common.errors import Forbidden, NotFound, PayloadTooLarge, Unauthorized, UriTooLong
+from common.ids import SLUG
 from common.internal import InternalClient
 from common.plugins import Route, ServiceSpec, load_services
 from gateway.authn import Authenticator
+from gateway.config import GatewayConfig, load_config
+from gateway.limits import RateLimits, client_address
 from gateway.hosts import HostRouting
 from gateway.openapi import OpenAPIDocument, build_document
 
-FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept")
-FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow")
+FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept", "Idempotency-Key")
+FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow", "Idempotent-Replayed")
 DRAIN_LIMIT = 8 * 1024 * 1024
 MAX_URI_LENGTH = 4096
 
 
 class Proxy:
-    """Forward one route's requests to the service that owns it."""
+    """Forward one service's requests to it: after size checks, authentication and rate limits."""
 
-    def __init__(self, service: str, client: InternalClient, authn: Authenticator, max_body: int):
+    def __init__(self, service: str, client: InternalClient, authn: Authenticator, limits: RateLimits, config: GatewayConfig, max_body: int):
         self.service = service
         self.client = client
         self.authn = authn
+        self.limits = limits
+        self.config = config
         self.max_body = max_body
 
-    def forward(self, req: falcon.Request, resp: falcon.Response, **params) -> None:
+    def forward(self, req: falcon.Request, resp: falcon.Response, limit: str | None, **params) -> None:
         if len(req.relative_uri) > MAX_URI_LENGTH:
             raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
+        if "slug" in params and not SLUG.match(params["slug"]):
+            raise NotFound(f"workspace '{params['slug']}' not found")  # cannot exist: no service is asked
         body = self._read_body(req)
-        caller = self.authn.caller(req, params.get("slug"))
+        address = client_address(req, self.config.trusted_proxies)
+        caller = self._authenticate(req, params.get("slug"), address)
+        for name, value in self.limits.check(limit, caller, address).items():
+            resp.set_header(name, value)
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}
         headers["X-Request-Id"] = req.context.request_id
         answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, caller=caller, headers=headers)
@@ -49,6 +60,17 @@ class Proxy:
         for name in FORWARDED_RESPONSE_HEADERS:
             if name in answer.headers:
                 resp.set_header(name, answer.headers[name])
+
+    def _authenticate(self, req: falcon.Request, slug: str | None, address: str) -> auth.Caller:
+        """Who is calling; a client address that keeps presenting bad credentials is refused
+        for a while before they are even checked (no guessing keys at the owner's expense)."""
+        if self.authn.presents_credentials(req):
+            self.limits.refuse_if_failing(address)
+        try:
+            return self.authn.caller(req, slug, address)
+        except (Unauthorized, Forbidden):
+            self.limits.failed(address)
+            raise
 
     def _read_body(self, req: falcon.Request) -> bytes | None:
         # A chunked body has no Content-Length: gunicorn's input stream ends at its last chunk.
@@ -73,24 +95,49 @@ def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
 
 def proxy_for(route: Route, proxy: Proxy) -> object:
     """A Falcon resource with exactly the route's declared methods, so other methods answer 405."""
-    responders = {f"on_{m.lower()}": (lambda self, req, resp, **params: proxy.forward(req, resp, **params)) for m in route.methods}
+
+    def responder(limit: str | None):
+        return lambda self, req, resp, **params: proxy.forward(req, resp, limit, **params)
+
+    responders = {f"on_{m.lower()}": responder(route.limits.get(m)) for m in route.methods}
     return type("RouteProxy", (), responders)()
 
 
-def create_app(settings: Settings, services: Mapping[str, ServiceSpec], client: InternalClient | None = None) -> falcon.App:
+class MetricsOnlyInternally:
+    """The gateway's /metrics is not for the public: it answers only on the internal listener
+    (``feedback-gateway --metrics-bind``), and 404 on the public one."""
+
+    def __init__(self, port: int | None):
+        self.port = str(port) if port else None
+
+    def process_request(self, req, resp):
+        if req.path == "/metrics" and req.env.get("SERVER_PORT") != self.port:
+            raise NotFound(f"no such path: {req.path}")
+
+
+def create_app(
+    settings: Settings,
+    services: Mapping[str, ServiceSpec],
+    client: InternalClient | None = None,
+    config: GatewayConfig | None = None,
+    metrics_port: int | None = None,
+) -> falcon.App:
+    config = config or load_config()
     client = client or InternalClient(settings)
+    limits = RateLimits(config)
     identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
     authn = Authenticator(settings, client, *identity)
     resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
-    app = create_base_app("gateway", middleware=[HostRouting(settings, client, *resolver)] if resolver else [])
+    middleware = [MetricsOnlyInternally(metrics_port), *([HostRouting(settings, client, *resolver)] if resolver else [])]
+    app = create_base_app("gateway", middleware=middleware)
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
     for name, spec in services.items():
-        proxy = Proxy(name, client, authn, settings.max_body_bytes)
+        proxy = Proxy(name, client, authn, limits, config, settings.max_body_bytes)
         for route in spec.routes:
             app.add_route("/v1" + route.template, proxy_for(route, proxy))
     return app
 
 
-def get_app() -> falcon.App:
+def get_app(metrics_port: int | None = None) -> falcon.App:
     settings = load_settings()
-    return create_app(settings, load_services())
+    return create_app(settings, load_services(), metrics_port=metrics_port)

@@ -5,7 +5,8 @@ Credentials (documented in the README and the OpenAPI document):
 - ``Authorization: Bearer <workspace API key>``: a manager of that key's workspace;
 - ``X-Feedback-User: <JWT>``: an end user, HS256-signed with the workspace's ssoSecret;
 - nothing: anonymous, identified for votes by ``X-Feedback-Anonymous-Id`` (a random id
-  the client keeps) or, failing that, by its address and user agent.
+  the client keeps) or, failing that, by its address (X-Forwarded-For only from a trusted
+  proxy) and user agent.
 
 The workspaces service owns keys and SSO secrets, so the gateway asks it (the plugin
 that declares ``identity_path``) and caches the verdict for AUTH_CACHE_SECONDS: a revoked
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from common.internal import InternalClient
 USER_HEADER = "X-Feedback-User"
 ANON_HEADER = "X-Feedback-Anonymous-Id"
 CACHE_MAX = 10_000
+ANON_ID = re.compile(r"[A-Za-z0-9._-]{16,128}")
 REFUSALS = {400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound}
 
 
@@ -46,13 +49,17 @@ class Authenticator:
         self._cache: dict[tuple, tuple[float, object]] = {}
         self._lock = threading.Lock()
 
-    def caller(self, req, slug: str | None) -> auth.Caller:
+    @staticmethod
+    def presents_credentials(req) -> bool:
+        return bool(req.get_header("Authorization") or req.get_header(USER_HEADER))
+
+    def caller(self, req, slug: str | None, address: str) -> auth.Caller:
         bearer = _bearer(req.get_header("Authorization"))
         user_token = req.get_header(USER_HEADER)
         if bearer and hmac.compare_digest(bearer.encode(), self.settings.admin_token.encode()):
             return auth.Caller(kind=auth.ADMIN)
         if not bearer and not user_token:
-            return auth.Caller(kind=auth.ANONYMOUS, user_id=self._anonymous_id(req, slug))
+            return auth.Caller(kind=auth.ANONYMOUS, user_id=self._anonymous_id(req, slug, address))
         if slug is None:
             raise Forbidden("this operation is restricted to the platform operator")
         caller = self._cached((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
@@ -89,8 +96,19 @@ class Authenticator:
             raise value.error(value.message)  # refusals are cached too: a bad key cannot hammer the owner
         return value
 
-    def _anonymous_id(self, req, slug: str | None) -> str:
-        basis = req.get_header(ANON_HEADER) or f"{req.remote_addr}|{req.user_agent or ''}"
+    def _anonymous_id(self, req, slug: str | None, address: str) -> str:
+        """A visitor's stable, unguessable identity in one workspace.
+
+        A client-kept id (``X-Feedback-Anonymous-Id``) and the fallback of address and user
+        agent are hashed in separate namespaces, so no header value can claim the identity
+        another visitor gets from their address. The id must be long enough not to be guessed."""
+        claimed = req.get_header(ANON_HEADER)
+        if claimed is not None:
+            if not ANON_ID.fullmatch(claimed):
+                raise BadRequest(f"header {ANON_HEADER} must be 16 to 128 letters, digits, '-', '_' or '.' (a random id the client keeps)")
+            basis = f"id|{claimed}"
+        else:
+            basis = f"address|{address}|{req.user_agent or ''}"
         digest = hmac.new(self.settings.internal_secret.encode(), f"{slug}|{basis}".encode(), hashlib.sha256)
         return "anon:" + digest.hexdigest()[:32]
 

@@ -81,7 +81,7 @@ worker is a values change.
 {{- $items = append $items (dict "name" "gateway" "role" "gateway" "service" "" "worker" ""
     "command" (list "feedback-gateway") "args" (list "--bind" (printf "0.0.0.0:%s" (include "feedback.gatewayPort" .)))
     "port" (include "feedback.gatewayPort" . | int) "values" (omit .Values.gateway "service" "pdb")
-    "pdb" .Values.gateway.pdb "env" (dict)) }}
+    "pdb" .Values.gateway.pdb "env" (include "feedback.gatewayEnv" . | fromYaml)) }}
 {{- range $service, $spec := .Values.services }}
 {{- if ne (toString (default (dict) $spec).enabled) "false" }}
 {{- $api := mergeOverwrite (deepCopy $.Values.defaults.api) (deepCopy (default (dict) $spec.api)) }}
@@ -102,6 +102,23 @@ worker is a values change.
 {{- end }}
 {{- end }}
 {{- toYaml (dict "items" $items) }}
+{{- end }}
+
+{{/*
+The gateway's own settings: trusted proxies, and each rate limit's share per process (the
+release-wide quota divided by pods x workers, rounded up, at least 1 unless off).
+*/}}
+{{- define "feedback.gatewayEnv" -}}
+{{- $g := .Values.gateway }}
+{{- $pods := ternary $g.autoscaling.minReplicas $g.replicas $g.autoscaling.enabled | int }}
+{{- $processes := max 1 (mul (max 1 $pods) (int $g.webConcurrency)) }}
+TRUSTED_PROXIES: {{ $g.trustedProxies | quote }}
+{{- range $key, $name := dict "writes" "RATE_LIMIT_WRITES" "writesPerAddress" "RATE_LIMIT_WRITES_PER_ADDRESS" "searches" "RATE_LIMIT_SEARCHES" "searchesPerAddress" "RATE_LIMIT_SEARCHES_PER_ADDRESS" "apiKeys" "RATE_LIMIT_API_KEYS" "authFailures" "RATE_LIMIT_AUTH_FAILURES" }}
+{{- $parts := splitList "/" (index $g.rateLimits $key) }}
+{{- $quota := index $parts 0 | int }}
+{{- $share := ternary 0 (max 1 (div (add $quota (sub $processes 1)) $processes)) (eq $quota 0) }}
+{{ $name }}: {{ printf "%d/%s" $share (index $parts 1) | quote }}
+{{- end }}
 {{- end }}
 
 {{/* Enabled services with an API: {name: url} for SERVICE_URL_<NAME>. */}}

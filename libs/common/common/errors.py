@@ -50,3 +50,11 @@ class BadGateway(FeedbackError):
 
 class GatewayTimeout(FeedbackError):
     status = "504 Gateway Timeout"
+
+
+class TooManyRequests(FeedbackError):
+    status = "429 Too Many Requests"
+
+
+class UnprocessableEntity(FeedbackError):
+    status = "422 Unprocessable Entity"

@@ -28,6 +28,7 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+RATE_LIMITED = ("write", "search")  # what the gateway limits per caller and address (gateway/limits.py)
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,20 @@ class Route:
 
     ``template`` is relative to ``/v1`` for public routes; internal routes are absolute.
     ``resource`` is ``"module:Class"``; the class is built as ``Class(context)``.
+    ``limits``: ``{method: "write" | "search"}``, the rate limit the gateway applies to it.
     """
 
     template: str
     resource: str
     methods: tuple[str, ...]
+    limits: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         unknown = set(self.methods) - set(HTTP_METHODS)
         if not self.methods or unknown:
             raise ValueError(f"route {self.template}: methods must be some of {HTTP_METHODS}, not {self.methods}")
+        if not set(self.limits) <= set(self.methods) or not set(self.limits.values()) <= set(RATE_LIMITED):
+            raise ValueError(f"route {self.template}: limits name its methods and one of {RATE_LIMITED}")
 
 
 class ServiceContext(Protocol):

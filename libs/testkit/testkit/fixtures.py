@@ -20,6 +20,16 @@ from testkit.api import Api, Workspace, create_workspace
 from testkit.dns import Zone, start
 
 
+RATE_LIMIT_SETTINGS = (
+    "RATE_LIMIT_WRITES",
+    "RATE_LIMIT_WRITES_PER_ADDRESS",
+    "RATE_LIMIT_SEARCHES",
+    "RATE_LIMIT_SEARCHES_PER_ADDRESS",
+    "RATE_LIMIT_API_KEYS",
+    "RATE_LIMIT_AUTH_FAILURES",
+)
+
+
 def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hooks)
 
@@ -37,7 +47,9 @@ def dns_zone() -> Zone:
 def stack(request, tmp_path_factory, dns_zone):
     log_dir = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tmp_path_factory.mktemp("logs"))
     log_dir.mkdir(parents=True, exist_ok=True)
-    env: dict[str, str] = {}
+    # The shared platform runs without rate limits: tests write far faster than people do.
+    # The limits' own tests start a gateway of their own with the defaults (tests/test_abuse.py).
+    env: dict[str, str] = {name: "0/60" for name in RATE_LIMIT_SETTINGS}
     for part in request.config.hook.pytest_feedback_stack_env(dns_port=dns_zone.port):
         env.update(part)
     platform = LocalStack(

@@ -14,13 +14,13 @@ from posts import contract
 
 R = "posts.resources:"
 ROUTES = [
-    Route("/workspaces/{slug}/posts", R + "PostList", ("GET", "POST")),
-    Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",)),
+    Route("/workspaces/{slug}/posts", R + "PostList", ("GET", "POST"), limits={"POST": "write"}),
+    Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",), limits={"GET": "search"}),
     Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH")),
     Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
-    Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE")),
-    Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST")),
+    Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE"), limits={"POST": "write", "DELETE": "write"}),
+    Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
 ]
 INTERNAL_ROUTES = [Route("/internal/posts/lookup", R + "Lookup", ("POST",))]

@@ -1,0 +1,64 @@
+"""The gateway's own settings, read once from the environment (the README's configuration table)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+from common.config import as_list, setting
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most ``quota`` requests per ``window`` seconds (a token bucket: bursts up to the quota)."""
+
+    quota: int
+    window: float
+
+    @classmethod
+    def parse(cls, text: str) -> "Limit":
+        """``"30/60"``: 30 per 60 seconds; ``"0/60"`` turns the limit off."""
+        quota, _, window = text.partition("/")
+        limit = cls(int(quota), float(window or 60))
+        if limit.quota < 0 or limit.window <= 0:
+            raise ValueError("a limit is QUOTA/SECONDS with QUOTA >= 0 and SECONDS > 0")
+        return limit
+
+
+def _networks(value: str) -> tuple:
+    return tuple(ipaddress.ip_network(part, strict=False) for part in as_list(value))
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    # Peers whose X-Forwarded-For is believed (the ingress or load balancer in front of the
+    # gateway). From anyone else the header is ignored and the peer address is the client's.
+    trusted_proxies: tuple = ()
+    # Writes (create post, comment, vote and unvote) per identity (API key, SSO user or
+    # anonymous visitor), and per client address (anonymous and SSO callers together).
+    write_limit: Limit = Limit(30, 60)
+    write_limit_per_address: Limit = Limit(60, 60)
+    # Similarity searches (typed as the title is written) per identity and per address.
+    search_limit: Limit = Limit(120, 60)
+    search_limit_per_address: Limit = Limit(600, 60)
+    # Writes and searches with a workspace API key (integrations, importers).
+    manager_limit: Limit = Limit(1200, 60)
+    # Failed authentications (a bad API key or SSO token) per client address; past it every
+    # request with a credential from that address is refused until the window has passed.
+    auth_failure_limit: Limit = Limit(20, 300)
+
+
+def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:
+    env = os.environ if environ is None else environ
+    d = GatewayConfig
+    return GatewayConfig(
+        trusted_proxies=setting(env, "TRUSTED_PROXIES", d.trusted_proxies, _networks),
+        write_limit=setting(env, "RATE_LIMIT_WRITES", d.write_limit, Limit.parse),
+        write_limit_per_address=setting(env, "RATE_LIMIT_WRITES_PER_ADDRESS", d.write_limit_per_address, Limit.parse),
+        search_limit=setting(env, "RATE_LIMIT_SEARCHES", d.search_limit, Limit.parse),
+        search_limit_per_address=setting(env, "RATE_LIMIT_SEARCHES_PER_ADDRESS", d.search_limit_per_address, Limit.parse),
+        manager_limit=setting(env, "RATE_LIMIT_API_KEYS", d.manager_limit, Limit.parse),
+        auth_failure_limit=setting(env, "RATE_LIMIT_AUTH_FAILURES", d.auth_failure_limit, Limit.parse),
+    )
