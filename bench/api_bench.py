@@ -96,16 +96,17 @@ def main() -> None:
         for name, service, method, path, body, gw_headers, caller, rotate in endpoints:
             body_text = json.dumps(body) if body else None
             json_headers = {"Content-Type": "application/json"} if body else {}
-            bare_path = path.split("?")[0]
+            bare_path, _, query = path.partition("?")
+            body_bytes = body_text.encode() if body_text else None
             if rotate:  # a new anonymous voter per request
                 voters = [f"voter-{uuid.uuid4().hex}" for _ in range(3000)]
                 gw_rotating = [{"X-Feedback-Anonymous-Id": v} for v in voters]
-                direct_rotating = [auth.signed_headers(platform.internal_secret, method, bare_path,
+                direct_rotating = [auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes,
                                                        auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{v}")) for v in voters]
                 direct_headers = {}
             else:
                 gw_rotating = direct_rotating = None
-                direct_headers = auth.signed_headers(platform.internal_secret, method, bare_path, caller)
+                direct_headers = auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes, caller)
             run = dict(seconds=args.seconds, connections=args.connections, method=method, body=body_text)
             before = {n: cpu_seconds(p.popen.pid) for n, p in platform.processes.items()}
             through = wrk(platform.url + path, headers={**gw_headers, **json_headers}, rotating=gw_rotating, **run)
@@ -119,7 +120,7 @@ def main() -> None:
                 }
             rows.append((name, through, direct))
             if rotate:  # voters who have not voted yet, or this would time the "voted already" path
-                direct_rotating = [auth.signed_headers(platform.internal_secret, method, bare_path,
+                direct_rotating = [auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes,
                                                        auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{uuid.uuid4().hex}")) for _ in range(30)]
             costs.append((name, *_own_cost(platform, service, method, path, body, gw_headers, direct_headers, direct_rotating)))
         loaded = {name: rss_mb(p.popen.pid) for name, p in platform.processes.items()}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from urllib.parse import urlencode
 import random
 import statistics
 import tempfile
@@ -131,7 +132,7 @@ def main() -> None:
             members.setdefault(group, set()).add(pid)
         recalls, latencies, own = [], [], []
         search_path = f"/v1/workspaces/{slug}/posts/search"
-        anonymous = auth.signed_headers(stack.internal_secret, "GET", search_path, auth.Caller(kind=auth.ANONYMOUS, user_id="anon:bench"))
+        anonymous_caller = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:bench")
         for pid, group, title in labeled:
             t = time.perf_counter()
             r = http.request("GET", f"{base}/workspaces/{slug}/posts/search", fields={"q": title, "limit": "6"}, timeout=60)
@@ -139,7 +140,9 @@ def main() -> None:
             # The same search asked of the service: its latency minus the driver's database time
             # is the service's own part (scoring, shaping), which carries over to real MongoDB.
             t = time.perf_counter()
-            d = http.request("GET", stack.service_url("posts") + search_path, fields={"q": title, "limit": "6"}, headers=anonymous, timeout=60)
+            query = urlencode({"q": title, "limit": "6"})
+            anonymous = auth.signed_headers(stack.internal_secret, "posts", "GET", search_path, query, None, anonymous_caller)
+            d = http.request("GET", f"{stack.service_url('posts')}{search_path}?{query}", headers=anonymous, timeout=60)
             own.append(time.perf_counter() - t - float(d.headers["X-Db-Time-Ms"]) / 1000)
             found = [i["id"] for i in json.loads(r.data)["items"] if i["id"] != pid][:5]
             mates = members[group] - {pid}
@@ -148,11 +151,12 @@ def main() -> None:
 
         # Round trips per request, asked of the posts service directly (the gateway hides the header).
         def round_trips(method, path, body=None):
-            headers = auth.signed_headers(stack.internal_secret, method, path.split("?")[0], manager)
-            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode() if body else None
+            bare, _, query = path.partition("?")
             counts = []
             for _ in range(3):
-                r = http.request(method, stack.service_url("posts") + path, body=json.dumps(body) if body else None, headers=headers, timeout=60)
+                headers = {**auth.signed_headers(stack.internal_secret, "posts", method, bare, query, data, manager), "Content-Type": "application/json"}
+                r = http.request(method, stack.service_url("posts") + path, body=data, headers=headers, timeout=60)
                 counts.append(int(r.headers.get("X-Db-Round-Trips", -1)))
             return min(counts)
 

@@ -7,6 +7,7 @@ One place decides how the platform answers: JSON in and out, every failure as
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import socket
@@ -22,7 +23,9 @@ from pymongo.errors import ConnectionFailure, PyMongoError
 from common import auth
 from common.config import Settings
 from common.dbmetrics import RoundTrips
-from common.errors import FeedbackError, Unauthorized
+from common.errors import FeedbackError, PayloadTooLarge, Unauthorized
+from common.idempotency import Idempotency
+from common.ids import canonical_id
 from common.plugins import ServiceContext, ServiceSpec, resolve
 
 log = logging.getLogger(__name__)
@@ -68,19 +71,42 @@ class Metrics:
 
 
 class InternalAuth:
-    """Accept only requests the gateway (or a sibling service) signed; expose the caller."""
+    """Accept only requests the gateway (or a sibling service) signed for this service, with
+    this method, path, query and body, moments ago; expose the caller."""
 
-    def __init__(self, secret: str):
+    def __init__(self, secret: str, service: str, max_body: int):
         self.secret = secret
+        self.service = service
+        self.max_body = max_body
 
     def process_request(self, req, resp):
         if req.path in OPEN_PATHS:
             return
-        caller = req.get_header(auth.CALLER_HEADER) or ""
-        signature = req.get_header(auth.SIGNATURE_HEADER) or ""
-        if not auth.verify(self.secret, req.method, req.path, caller, signature):
+        body = _read_body(req, self.max_body)
+        headers = {h: req.get_header(h) for h in (auth.CALLER_HEADER, auth.SIGNATURE_HEADER, auth.TIMESTAMP_HEADER)}
+        if not auth.verify(self.secret, self.service, req.method, req.path, req.query_string, body, headers):
             raise Unauthorized("requests must come through the gateway")
-        req.context.caller = auth.Caller.from_header(caller)
+        req.context.caller = auth.Caller.from_header(headers[auth.CALLER_HEADER])
+        req.context.body = body
+
+
+class CanonicalIds:
+    """Every id in a path in the one spelling the API uses (lower-case hex), at the edge of
+    every service, so no rule below ever sees two spellings of one document."""
+
+    def process_resource(self, req, resp, resource, params):
+        for name, value in params.items():
+            params[name] = canonical_id(value)
+
+
+def _read_body(req, limit: int) -> bytes:
+    """The request's body, read once to check its signature and put back for the resource."""
+    length = req.content_length or 0
+    if length > limit:
+        raise PayloadTooLarge(f"request body exceeds {limit} bytes")
+    data = req.env["wsgi.input"].read(length) if length else b""
+    req.env["wsgi.input"] = req.stream = io.BytesIO(data)
+    return data
 
 
 def _serialize_http_error(req, resp, exception: falcon.HTTPError):
@@ -195,7 +221,12 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
     context = context if context is not None else spec.create_context(settings)
     context.start_api()
     checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
-    middleware = [InternalAuth(settings.internal_secret), RoundTrips()]
+    middleware = [
+        InternalAuth(settings.internal_secret, spec.name, settings.max_body_bytes),
+        RoundTrips(),
+        CanonicalIds(),
+        Idempotency(context.store.db, settings.idempotency_seconds),
+    ]
     app = create_app(spec.name, middleware=middleware, checks=checks, required_checks=["mongodb"])
     for route in spec.routes:
         app.add_route("/v1" + route.template, resolve(route.resource)(context))

@@ -2,9 +2,11 @@
 
 The gateway authenticates the public credential (a workspace API key, an end-user SSO
 JWT, or nobody) and forwards the result as ``X-Feedback-Caller`` (JSON), signed with
-HMAC-SHA256 over method, path and caller using the shared ``INTERNAL_SECRET``. A service
-rejects any request whose signature does not match, so calling a service directly,
-bypassing the gateway, gets nobody anywhere.
+HMAC-SHA256 under the shared ``INTERNAL_SECRET``. The signature covers the target service,
+method, path, query string, a digest of the body, the caller and a timestamp, and a service
+accepts it only within ``SIGNATURE_WINDOW`` seconds of that timestamp: a captured request
+cannot be replayed later, sent to another service, or given another body or query. Calling
+a service directly, bypassing the gateway, gets nobody anywhere.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import time
 from dataclasses import dataclass
 
 from common.errors import Forbidden, Unauthorized
 
 CALLER_HEADER = "X-Feedback-Caller"
 SIGNATURE_HEADER = "X-Feedback-Signature"
+TIMESTAMP_HEADER = "X-Feedback-Timestamp"
+SIGNATURE_WINDOW = 30  # seconds a signed request stays valid (clock skew between pods included)
 
 ANONYMOUS = "anonymous"
 USER = "user"
@@ -48,19 +53,32 @@ class Caller:
         return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
 
 
-def sign(secret: str, method: str, path: str, caller_header: str) -> str:
-    msg = f"{method.upper()}\n{path}\n{caller_header}".encode()
+def sign(secret: str, service: str, method: str, path: str, query: str, body: bytes, caller_header: str, timestamp: str) -> str:
+    digest = hashlib.sha256(body or b"").hexdigest()
+    msg = "\n".join((service, method.upper(), path, query or "", digest, caller_header, timestamp)).encode()
     return hmac.new(secret.encode(), msg, hashlib.sha256).hexdigest()
 
 
-def verify(secret: str, method: str, path: str, caller_header: str, signature: str) -> bool:
-    return hmac.compare_digest(sign(secret, method, path, caller_header), signature or "")
+def verify(secret: str, service: str, method: str, path: str, query: str, body: bytes, headers: dict, now: float | None = None) -> bool:
+    """Whether ``headers`` (caller, timestamp, signature) sign this very request to ``service``, recently."""
+    timestamp = headers.get(TIMESTAMP_HEADER) or ""
+    try:
+        fresh = abs((time.time() if now is None else now) - int(timestamp)) <= SIGNATURE_WINDOW
+    except ValueError:
+        return False
+    expected = sign(secret, service, method, path, query, body, headers.get(CALLER_HEADER) or "", timestamp)
+    return fresh and hmac.compare_digest(expected, headers.get(SIGNATURE_HEADER) or "")
 
 
-def signed_headers(secret: str, method: str, path: str, caller: Caller) -> dict[str, str]:
-    """The two headers that let a service trust ``caller`` for this method and path."""
+def signed_headers(secret: str, service: str, method: str, path: str, query: str, body: bytes | None, caller: Caller) -> dict[str, str]:
+    """The headers that let ``service`` trust ``caller`` for this request (and only this one, briefly)."""
     header = caller.to_header()
-    return {CALLER_HEADER: header, SIGNATURE_HEADER: sign(secret, method, path, header)}
+    timestamp = str(int(time.time()))
+    return {
+        CALLER_HEADER: header,
+        TIMESTAMP_HEADER: timestamp,
+        SIGNATURE_HEADER: sign(secret, service, method, path, query, body or b"", header, timestamp),
+    }
 
 
 def require_manager(caller: Caller, slug: str) -> None:

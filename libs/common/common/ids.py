@@ -6,12 +6,20 @@ millisecond precision and a ``Z`` suffix. Unset optional fields are ``null``, ne
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 from bson import ObjectId
 from bson.errors import InvalidId
 
 from common.errors import NotFound
+
+# A workspace slug: lower-case letters, digits and inner hyphens, 1 to 48 characters. The
+# gateway refuses any other before a service is asked (an unknown slug costs nothing).
+SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$"
+SLUG = re.compile(SLUG_PATTERN)
+# An ObjectId in any case; the API's spelling is lower-case (``canonical_id``).
+HEX_ID = re.compile(r"[0-9a-fA-F]{24}")
 
 
 def now() -> datetime:
@@ -26,6 +34,12 @@ def iso(value: datetime | None) -> str | None:
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def canonical_id(value: str) -> str:
+    """An id as the API spells it: ObjectIds in lower-case hex (an upper-case spelling names the
+    same document, so votes and merges must not see two)."""
+    return value.lower() if HEX_ID.fullmatch(value) else value
 
 
 def new_id() -> str:

@@ -55,7 +55,8 @@ class InternalClient:
         # Sign the decoded path (what the service's router sees); send it percent-encoded.
         pool, prefix = self._pool(service)
         url = prefix + quote(path, safe=PATH_SAFE) + (f"?{query}" if query else "")
-        all_headers = {**(headers or {}), **auth.signed_headers(self.settings.internal_secret, method, path, caller or auth.Caller())}
+        signed = auth.signed_headers(self.settings.internal_secret, service, method, path, query, body, caller or auth.Caller())
+        all_headers = {**(headers or {}), **signed}
         try:
             return pool.urlopen(method, url, body=body, headers=all_headers, redirect=False, preload_content=True, assert_same_host=False)
         except urllib3.exceptions.ReadTimeoutError:

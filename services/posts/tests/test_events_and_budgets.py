@@ -54,9 +54,10 @@ def round_trips(stack, method, path, caller, body=None, times=6):
     http = urllib3.PoolManager()
     counts = []
     for _ in range(times):
-        headers = auth.signed_headers(stack.internal_secret, method, path.split("?")[0], caller)
-        headers["Content-Type"] = "application/json"
         payload = json.dumps(body(len(counts)) if callable(body) else body).encode() if body is not None else None
+        bare, _, query = path.partition("?")
+        headers = auth.signed_headers(stack.internal_secret, "posts", method, bare, query, payload, caller)
+        headers["Content-Type"] = "application/json"
         r = http.request(method, stack.service_url("posts") + path, body=payload, headers=headers)
         assert r.status < 300, r.data
         counts.append(int(r.headers[ROUND_TRIPS_HEADER]))
@@ -80,7 +81,7 @@ def test_round_trip_budgets(board, stack):
     for i in range(6):
         caller = user(i)
         path = f"{base}/{posts[1]['id']}/vote"
-        r = http.request("POST", stack.service_url("posts") + path, headers=auth.signed_headers(stack.internal_secret, "POST", path, caller))
+        r = http.request("POST", stack.service_url("posts") + path, headers=auth.signed_headers(stack.internal_secret, "posts", "POST", path, "", None, caller))
         assert r.status == 201, r.data
         votes.append(int(r.headers[ROUND_TRIPS_HEADER]))
     # Counted with pymongo command monitoring, commitTransaction included.
