@@ -77,11 +77,16 @@ def test_health_ready_metrics(stack):
     for port in [stack.gateway_port, *stack.service_ports.values()]:
         base = f"http://127.0.0.1:{port}"
         assert requests.get(base + "/healthz", timeout=5).json() == {"status": "ok"}
-        assert requests.get(base + "/metrics", timeout=5).status_code == 200
+    for port in stack.service_ports.values():  # services are reached inside the cluster only
+        assert requests.get(f"http://127.0.0.1:{port}/metrics", timeout=5).status_code == 200
     ready = requests.get(stack.service_url("workspaces") + "/readyz", timeout=5)
     assert ready.status_code == 200 and ready.json()["checks"] == {"mongodb": "ok", "kafka": "ok"}
-    metrics = requests.get(f"http://127.0.0.1:{stack.gateway_port}/metrics", timeout=5).text
+    metrics = requests.get(f"http://127.0.0.1:{stack.gateway_metrics_port}/metrics", timeout=5).text
     assert "feedback_http_requests_total" in metrics
+
+
+def test_the_gateway_keeps_its_metrics_off_the_public_listener(stack):
+    assert_error(requests.get(f"{stack.url}/metrics", timeout=5), 404)
 
 
 def test_service_down_answers_503_then_recovers(api, stack, workspace):
@@ -114,7 +119,7 @@ def test_round_trips_are_counted_for_services_and_not_published(api, stack, work
     from common import auth
 
     path = f"/v1/workspaces/{workspace.slug}/branding"
-    headers = auth.signed_headers(stack.internal_secret, "GET", path, auth.Caller())
+    headers = auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, auth.Caller())
     direct = requests.get(stack.service_url("workspaces") + path, headers=headers, timeout=5)
     assert direct.status_code == 200 and direct.headers["X-Db-Round-Trips"] == "1"
     assert "X-Db-Round-Trips" not in api.get(f"{workspace.path}/branding").headers
@@ -128,3 +133,7 @@ def test_odd_characters_in_paths_are_forwarded_intact(api, workspace):
 
 def test_overlong_uri_is_a_json_414(api, workspace):
     assert_error(api.get(f"{workspace.path}/posts?q=" + "x" * 5000), 414)
+    # Past gunicorn's own request-line limit the server refuses it before the app: still JSON.
+    assert_error(api.get(f"{workspace.path}/posts?q=" + "x" * 9000), 414)
+    r = api.get(f"{workspace.path}/branding", headers={"X-Big": "y" * 9000})
+    assert r.status_code in (400, 431) and set(r.json()) == {"error"}

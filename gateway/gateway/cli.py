@@ -11,7 +11,11 @@ from gateway.app import get_app
 def main(argv=None) -> None:
     settings = load_settings()
     configure_logging(settings.log_level)
+    settings.require_secrets()
     parser = argparse.ArgumentParser(prog="feedback-gateway")
     parser.add_argument("--bind", default="127.0.0.1:8080")
+    parser.add_argument("--metrics-bind", default=None, help="HOST:PORT of an internal listener that also serves /metrics")
     args = parser.parse_args(argv)
-    GunicornServer(get_app, args.bind, settings).run()
+    binds = [args.bind] + ([args.metrics_bind] if args.metrics_bind else [])
+    metrics_port = int(args.metrics_bind.rpartition(":")[2]) if args.metrics_bind else None
+    GunicornServer(lambda: get_app(metrics_port), binds, settings).run()

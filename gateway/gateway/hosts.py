@@ -2,10 +2,11 @@
 
 URL shape: with ``Host: feedback.customer.com`` (a verified custom domain of workspace
 ``acme``), ``/v1/<rest>`` is served as ``/v1/workspaces/acme/<rest>``: ``GET /v1/posts``,
-``GET /v1/branding``, ``GET /v1`` (the workspace itself). Paths that already name a
-workspace (``/v1/workspaces/...``) and ``/v1/openapi.json`` are served as they are, on
-any host. The platform's own host (PUBLIC_BASE_URL), ``localhost``, IP addresses and
-dotless names are never looked up.
+``GET /v1/branding``, ``GET /v1`` (the workspace itself). A custom domain serves its own
+workspace only: a path naming another (``/v1/workspaces/other/...``) is a 404 there, and so
+is creating workspaces. Paths naming a workspace are served as they are on any other host,
+and ``/v1/openapi.json`` on every host. The platform's own host
+(PUBLIC_BASE_URL), ``localhost``, IP addresses and dotless names are never looked up.
 
 The plugin that declares ``host_resolver_path`` (the domains service) answers which
 workspace a host belongs to; answers, "none" included, are cached for AUTH_CACHE_SECONDS,
@@ -37,10 +38,6 @@ def rewrite(path: str, slug: str) -> str:
     return f"{WORKSPACES}/{slug}{rest}"
 
 
-def names_workspace(path: str) -> bool:
-    return path == WORKSPACES or path.startswith(WORKSPACES + "/") or path in PASS_THROUGH
-
-
 class HostRouting:
     """Falcon middleware: rewrite slug-less /v1 paths on a custom domain before routing."""
 
@@ -55,12 +52,18 @@ class HostRouting:
 
     def process_request(self, req, resp):
         path = req.path
-        if not (path == "/v1" or path.startswith("/v1/")) or names_workspace(path):
+        if not (path == "/v1" or path.startswith("/v1/")) or path in PASS_THROUGH:
             return
         host = (req.host or "").lower().rstrip(".")
         if not self.is_custom(host):
             return
         slug = self.slug_of(host)
+        if path == WORKSPACES or path.startswith(WORKSPACES + "/"):
+            # Served as is on other hosts (e.g. the gateway's in-cluster name); a verified
+            # custom domain serves its own workspace only.
+            if slug is not None and path[len(WORKSPACES) + 1 :].split("/", 1)[0] != slug:
+                raise NotFound(f"no such path: {path} ({host} serves workspace '{slug}' only)")
+            return
         if slug is None:
             raise NotFound(f"no such path: {path} ({host} is not a verified custom domain)")
         req.path = rewrite(path, slug)

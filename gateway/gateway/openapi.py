@@ -23,6 +23,7 @@ GATEWAY_RESPONSES = {
     "403": "Forbidden",
     "413": "PayloadTooLarge",
     "414": "UriTooLong",
+    "429": "TooManyRequests",
     "502": "Unavailable",
     "503": "Unavailable",
     "504": "Unavailable",
@@ -49,6 +50,10 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
             if method != "parameters":
                 for status, name in GATEWAY_RESPONSES.items():
                     operation.setdefault("responses", {}).setdefault(status, {"$ref": f"#/components/responses/{name}"})
+            if method == "post":  # every service app takes Idempotency-Key on POST (common.idempotency)
+                operation.setdefault("parameters", []).append({"$ref": "#/components/parameters/IdempotencyKey"})
+                for status, name in (("400", "BadRequest"), ("409", "IdempotencyConflict"), ("422", "IdempotencyMismatch")):
+                    operation["responses"].setdefault(status, {"$ref": f"#/components/responses/{name}"})
     return doc
 
 

@@ -30,6 +30,7 @@ def serve(args) -> None:
     from common.server import GunicornServer
 
     settings = load_settings()
+    settings.require_secrets()
     spec = _spec(args.service)
     GunicornServer(lambda: create_service_app(settings, spec), args.bind, settings).run()
 
@@ -37,13 +38,17 @@ def serve(args) -> None:
 def worker(args) -> None:
     from common.workers import run_workers
 
-    run_workers(load_settings(), _spec(args.service), args.names or None)
+    settings = load_settings()
+    settings.require_secrets()
+    run_workers(settings, _spec(args.service), args.names or None)
 
 
 def init(args) -> None:
     from common.bootstrap import initialise
 
-    for line in initialise(load_settings(), load_services()):
+    settings = load_settings()
+    settings.require_secrets()
+    for line in initialise(settings, load_services()):
         print(line)
 
 

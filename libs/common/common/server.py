@@ -2,21 +2,59 @@
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
+from gunicorn import util
 from gunicorn.app.base import BaseApplication
+from gunicorn.http import errors
+from gunicorn.workers.gthread import ThreadWorker
 
 from common.config import Settings
 
+# Requests gunicorn refuses before the app sees them, by the status they get.
+REFUSED = {
+    errors.LimitRequestLine: (414, "URI Too Long", "the request line is too long"),
+    errors.LimitRequestHeaders: (431, "Request Header Fields Too Large", "the request headers are too large"),
+}
+MALFORMED = (
+    errors.InvalidRequestLine,
+    errors.InvalidRequestMethod,
+    errors.InvalidHTTPVersion,
+    errors.InvalidHeader,
+    errors.InvalidHeaderName,
+    errors.InvalidChunkSize,
+    errors.ChunkMissingTerminator,
+    errors.ObsoleteFolding,
+)
+
+
+class JsonErrorWorker(ThreadWorker):
+    """gunicorn's gthread worker, but a request it refuses itself (a request line or headers
+    too large, a malformed request) gets the platform's ``{"error": "..."}`` like every other
+    error, instead of an HTML page."""
+
+    def handle_error(self, req, client, addr, exc):
+        refused = REFUSED.get(type(exc)) or ((400, "Bad Request", f"malformed request: {exc}") if isinstance(exc, MALFORMED) else None)
+        if refused is None:
+            return super().handle_error(req, client, addr, exc)
+        status, reason, message = refused
+        body = json.dumps({"error": message}).encode()
+        head = f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        try:
+            util.write_nonblock(client, head.encode("latin1") + body)
+        except OSError:
+            pass  # the client is gone already
+
 
 class GunicornServer(BaseApplication):
-    def __init__(self, app_factory: Callable[[], object], bind: str, settings: Settings):
+    def __init__(self, app_factory: Callable[[], object], bind: str | list[str], settings: Settings):
         self.app_factory = app_factory
         self.options = {
-            "bind": bind,
+            "bind": [bind] if isinstance(bind, str) else bind,
             "workers": settings.web_concurrency,
             "threads": settings.web_threads,
-            "worker_class": "gthread",
+            "worker_class": "common.server.JsonErrorWorker",
             "timeout": 60,
             "graceful_timeout": 10,
             "keepalive": 75,  # the gateway keeps pooled connections to services open

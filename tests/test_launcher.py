@@ -1,0 +1,82 @@
+"""The local launcher (`make run`): its children die with it, however it dies, and a data
+folder another process still holds is reported in one clear line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from common.devstack import _bin, free_port
+from testkit import wait_for
+
+pytestmark = pytest.mark.reliability
+
+
+def launch(folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "GATEWAY_PORT": str(free_port())}
+    for name in ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS"):
+        env.pop(name, None)
+    return subprocess.Popen(
+        [_bin("feedback"), "dev"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def wait_running(launcher: subprocess.Popen, timeout: float = 120) -> str:
+    seen = []
+    deadline = time.monotonic() + timeout
+    for line in launcher.stdout:
+        seen.append(line)
+        if "Feedback platform running" in line:
+            return "".join(seen)
+        if time.monotonic() > deadline:
+            break
+    raise AssertionError("the launcher did not start:\n" + "".join(seen[-40:]))
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_children_die_with_a_killed_launcher_and_the_next_one_starts(tmp_path):
+    first = launch(tmp_path)
+    try:
+        wait_running(first)
+        spawned = children(first.pid)
+        assert len(spawned) >= 5, "mongo, kafka, the services and the gateway run as its children"
+        first.send_signal(signal.SIGKILL)  # no cleanup of its own can run
+        first.wait(10)
+        wait_for(lambda: not any(alive(p) for p in spawned), timeout=30, what="the children to exit")
+    finally:
+        first.kill()
+    second = launch(tmp_path)
+    try:
+        wait_running(second)  # the data folder was released: the next run starts
+        held = launch(tmp_path)  # a third while the second holds the folder
+        out, _ = held.communicate(timeout=60)
+        assert held.returncode != 0
+        assert "is in use by another process" in out and str(tmp_path / ".data" / "mongo") in out
+    finally:
+        second.send_signal(signal.SIGINT)
+        second.wait(60)
