@@ -13,8 +13,9 @@ from common.config import setting
 class PostsConfig:
     # Seconds between two polls of the read model by each API process (its in-memory mirror).
     read_model_poll: float = 0.1
-    # At most one fallback call to the workspaces service per workspace and process this often.
-    fallback_interval: float = 1.0
+    # An anonymous write is checked against what the workspaces service said at most this many
+    # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
+    permission_max_age: float = 5.0
     # Most candidates a similarity search scores.
     search_candidates: int = 2000
     # Items below this similarity are not returned by /posts/search.
@@ -25,7 +26,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
     env = os.environ if environ is None else environ
     return PostsConfig(
         read_model_poll=setting(env, "POSTS_READ_MODEL_POLL", PostsConfig.read_model_poll, float),
-        fallback_interval=setting(env, "POSTS_FALLBACK_INTERVAL", PostsConfig.fallback_interval, float),
+        permission_max_age=setting(env, "POSTS_PERMISSION_MAX_AGE", PostsConfig.permission_max_age, float),
         search_candidates=setting(env, "POSTS_SEARCH_CANDIDATES", PostsConfig.search_candidates, int),
         min_similarity=setting(env, "POSTS_MIN_SIMILARITY", PostsConfig.min_similarity, float),
     )

@@ -31,8 +31,8 @@ class Post(Document):
     moderationState = StringField(required=True)
     listed = BooleanField(default=True)  # approved and not merged: what non-managers see
     authorId = StringField(required=True)
-    mergedInto = DictField(null=True)  # {id, title}
-    mergedPosts = ListField(DictField())  # [{id, title, voteCount}]
+    mergedInto = DictField(null=True)  # {id, title, moderationState} of the post this one is merged into
+    mergedPosts = ListField(DictField())  # [{id, title, moderationState, voteCount}] merged into this one
     terms = ListField(StringField())  # search keys of title and content (posts.text.index_terms)
     titleTerms = ListField(StringField())  # the title's features, for scoring
     createdAt = DateTimeField(required=True)

@@ -9,11 +9,14 @@ requests read the database again until it recovers.
 
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
-flag that says no) the service asks the owner once over signed internal HTTP
+flag that says no) the service asks the owner over signed internal HTTP
 (``GET /internal/workspaces/{slug}/snapshot``, read-your-writes) and stores the answer.
-A workspace is asked again within ``fallback_interval`` only if the last answer was
-news (a newer version), so misses that stay misses (unknown slugs, boards that do not
-exist) cannot turn into a flood of calls to the workspaces service.
+Asks are single-flight per workspace and process (concurrent misses wait for one ask that
+began after they arrived), so misses that stay misses (unknown slugs, boards that do not
+exist) keep at most one call per workspace in flight, and the memory of past asks is
+bounded. An anonymous write is checked against the owner's word of at most
+``permission_max_age`` seconds ago, so a flag turned off is enforced within that bound even
+while Kafka, and so the read model, lags.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Callable
@@ -34,7 +38,9 @@ log = logging.getLogger(__name__)
 
 FLAGS = ("anonSubmit", "anonVote", "anonComment")
 UNKNOWN_STATUS_COLOR = "#64748b"
-POLL_OVERLAP = timedelta(seconds=5)  # re-read a little of the past: clocks and commits are not instant
+POLL_OVERLAP = timedelta(seconds=5)
+ASKED_MAX = 10_000  # workspaces whose last ask of the owner is remembered (unknown slugs included)
+ASK_LOCK_STRIPES = 64  # re-read a little of the past: clocks and commits are not instant
 
 
 @dataclass(frozen=True)
@@ -77,12 +83,15 @@ class Workspaces:
         self.client = client
         self.config = config
         self.clock = clock
-        self._cache: dict[str, tuple[float, Snapshot]] = {}
-        self._asked: dict[str, tuple[float, bool]] = {}  # slug -> (when, was it news)
+        self._cache: dict[str, tuple[float, Snapshot]] = {}  # every known workspace (the poller loads them all)
+        # slug -> (when the last ask of the owner started, its answer): bounded, oldest out first.
+        self._asked: OrderedDict[str, tuple[float, Snapshot | None]] = OrderedDict()
         self._lock = threading.Lock()
+        self._ask_locks = tuple(threading.Lock() for _ in range(ASK_LOCK_STRIPES))
         self._poller: threading.Thread | None = None
         self._polled_at = float("-inf")  # last successful poll (monotonic)
         self._since = None  # syncedAt of the newest snapshot seen
+
     # -- reading ------------------------------------------------------------------------
 
     def get(self, slug: str) -> Snapshot:
@@ -99,34 +108,55 @@ class Workspaces:
         return fresh
 
     def ensure(self, slug: str, satisfied: Callable[[Snapshot], bool]) -> Snapshot:
-        """The snapshot, refreshed from the owner once if ``satisfied`` says it may be stale
-        (a board created a moment ago, a flag just turned on)."""
+        """The snapshot, asked of the owner if ``satisfied`` says it may be stale (a board or
+        status created a moment ago, a flag just turned on)."""
         snapshot = self.get(slug)
         if satisfied(snapshot):
             return snapshot
         return self.refresh(slug) or snapshot
 
-    def refresh(self, slug: str) -> Snapshot | None:
-        """Ask the workspaces service for the current snapshot and store it (rate-limited)."""
-        now = self.clock()
-        with self._lock:
-            asked, news = self._asked.get(slug, (float("-inf"), True))
-            hit = self._cache.get(slug)
-            if not news and now - asked < self.config.fallback_interval:
-                return hit[1] if hit else None
-            self._asked[slug] = (now, False)
+    def confirmed(self, slug: str, max_age: float) -> Snapshot:
+        """The snapshot as the owner stated it at most ``max_age`` seconds ago: what a
+        permission that may have been revoked is checked against, whether or not its event
+        has arrived (Kafka may be down)."""
+        fresh = self.refresh(slug, not_before=self.clock() - max_age)
+        if fresh is None:
+            raise NotFound(f"workspace '{slug}' not found")
+        return fresh
+
+    def refresh(self, slug: str, not_before: float | None = None) -> Snapshot | None:
+        """The owner's current snapshot (stored, and remembered in memory); None if unknown.
+
+        Single flight: concurrent callers share one ask, as long as it started after
+        ``not_before`` (by default, the caller's arrival), so what the owner said before a
+        caller's own change never answers that caller. One ask per workspace is in flight
+        per process at most, whatever the number of callers."""
+        arrived = self.clock() if not_before is None else not_before
+        with self._ask_locks[hash(slug) % ASK_LOCK_STRIPES]:
+            last = self._asked.get(slug)
+            if last is not None and last[0] >= arrived:
+                return last[1]
+            started = self.clock()
+            snapshot = self._ask(slug)
+            with self._lock:
+                self._asked[slug] = (started, snapshot)
+                self._asked.move_to_end(slug)
+                while len(self._asked) > ASKED_MAX:
+                    self._asked.popitem(last=False)
+            return snapshot
+
+    def _ask(self, slug: str) -> Snapshot | None:
         if not self.client.settings.service_url("workspaces"):
-            return None
-        # Read-your-writes fallback: the owner answers with the same data as its events.
+            doc = self.repo.workspace_view(slug)  # no owner to ask (in-process tests): the read model is all
+            return self._remember(Snapshot.from_doc(doc)) if doc is not None else None
+        # Read-your-writes: the owner answers with the same data as its events.
         status, body = self.client.json("workspaces", "GET", f"/internal/workspaces/{slug}/snapshot")
         if status == 404:
             return None
         if status != 200 or not isinstance(body, dict):
             raise Unavailable(f"cannot read workspace '{slug}' now: the workspaces service answered {status}")
         self.apply(body)
-        snapshot = Snapshot.from_doc(body)
-        self._asked[slug] = (now, hit is None or snapshot.version > hit[1].version)
-        return self._remember(snapshot)
+        return self._remember(Snapshot.from_doc(body))
 
     # -- the in-memory mirror --------------------------------------------------------------
 

@@ -86,17 +86,19 @@ class PostRepository:
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         return {str(d["_id"]) for d in self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
 
-    def retitle_links(self, session: ClientSession, doc: dict) -> None:
-        """Keep the titles other posts show of this one (mergedInto / mergedPosts) current."""
+    def update_links(self, session: ClientSession, doc: dict) -> None:
+        """Keep what other posts show of this one (mergedInto / mergedPosts: its title and
+        moderation state) current."""
         pid = str(doc["_id"])
+        shown = {"title": doc["title"], "moderationState": doc["moderationState"]}
         if doc.get("mergedInto"):
             self.posts.update_one(
                 {"_id": ObjectId(doc["mergedInto"]["id"]), "mergedPosts.id": pid},
-                {"$set": {"mergedPosts.$.title": doc["title"]}},
+                {"$set": {f"mergedPosts.$.{k}": v for k, v in shown.items()}},
                 session=session,
             )
         for child in doc.get("mergedPosts", []):
-            self.posts.update_one({"_id": ObjectId(child["id"])}, {"$set": {"mergedInto.title": doc["title"]}}, session=session)
+            self.posts.update_one({"_id": ObjectId(child["id"])}, {"$set": {f"mergedInto.{k}": v for k, v in shown.items()}}, session=session)
 
     def search_candidates(self, slug: str, terms: list[str], limit: int) -> list[dict]:
         """Posts sharing a term with the query, with what scoring and filtering need.

@@ -71,8 +71,9 @@ class PostService:
         """The workspace, after checking that ``caller`` may submit, vote or comment (``flag``)."""
         if caller.kind != auth.ANONYMOUS:
             return self.workspaces.get(slug)
-        # A flag turned on a moment ago may not have reached the read model: ask the owner once.
-        snapshot = self.workspaces.ensure(slug, lambda s: s.flags.get(flag, False))
+        # The flag as the owner stated it moments ago: one turned on or off just now counts,
+        # whether or not its event has reached the read model.
+        snapshot = self.workspaces.confirmed(slug, self.config.permission_max_age)
         if not snapshot.flags.get(flag, False):
             raise Unauthorized(
                 f"this workspace does not let anonymous visitors {ACTIONS[flag]}: "
@@ -180,8 +181,8 @@ class PostService:
             if "moderationState" in changed:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
             after = {**before, **update}
-            if "title" in changed:
-                self.repo.retitle_links(session, after)
+            if {"title", "moderationState"} & set(changed):
+                self.repo.update_links(session, after)
             shape = shapes.post_event(after, ws)
             writes = [self.repo.update_post(oid, {"$set": update})]
             others = sorted(set(changed) - {"statusSlug"})
@@ -415,8 +416,8 @@ class PostService:
             # a and b were read in this transaction's snapshot, so the documents after the change
             # are computed here; a change to either since then makes the writes conflict and rerun.
             stamp = now()
-            a_set = {"mergedInto": {"id": b_id, "title": b["title"]}, "listed": False, "updatedAt": stamp}
-            entry = {"id": a_id, "title": a["title"], "voteCount": a.get("voteCount", 0)}
+            a_set = {"mergedInto": shapes.link(b), "listed": False, "updatedAt": stamp}
+            entry = shapes.link(a, voteCount=a.get("voteCount", 0))
             a = {**a, **a_set}
             b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
             b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}

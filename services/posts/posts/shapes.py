@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from common.ids import iso
+from posts.contract import APPROVED
 from posts.readmodel import Snapshot
 
 
 def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) -> dict:
-    """A Post. ``commentCount`` counts what the caller can see: managers also count private comments."""
+    """A Post as the caller may see it: ``commentCount`` counts private comments for managers
+    only, and merged posts that are not approved (pending, rejected, spam) show to managers only."""
     comments = doc.get("commentCount", 0) + (doc.get("privateCommentCount", 0) if manager else 0)
     merged_into = doc.get("mergedInto")
+    if merged_into and not (manager or _approved(merged_into)):
+        merged_into = None
+    merged_posts = [m for m in doc.get("mergedPosts", []) if manager or _approved(m)]
     return {
         "id": str(doc["_id"]),
         "title": doc["title"],
@@ -22,16 +27,29 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) ->
         "moderationState": doc["moderationState"],
         "voted": voted,
         "mergedInto": {"id": merged_into["id"], "title": merged_into["title"]} if merged_into else None,
-        "mergedPosts": [{"id": m["id"], "title": m["title"], "voteCount": m.get("voteCount", 0)} for m in doc.get("mergedPosts", [])],
+        "mergedPosts": [{"id": m["id"], "title": m["title"], "voteCount": m.get("voteCount", 0)} for m in merged_posts],
         "createdAt": iso(doc["createdAt"]),
     }
 
 
 def post_event(doc: dict, ws: Snapshot) -> dict:
-    """A Post in an event payload: public comment count, no caller-specific ``voted``."""
-    shape = post(doc, ws)
+    """A Post in an event payload (for the team's webhook endpoints): every merged post, the
+    public comment count, no caller-specific ``voted``."""
+    shape = post(doc, ws, manager=True)
+    shape["commentCount"] = doc.get("commentCount", 0)
     del shape["voted"]
     return shape
+
+
+def link(doc: dict, **extra) -> dict:
+    """What another post keeps of this one (``mergedInto`` / ``mergedPosts``): enough to show it
+    and to know whom it may be shown to."""
+    return {"id": str(doc["_id"]), "title": doc["title"], "moderationState": doc["moderationState"], **extra}
+
+
+def _approved(link_: dict) -> bool:
+    # Links written before moderation states were kept with them count as approved.
+    return link_.get("moderationState", APPROVED) == APPROVED
 
 
 def comment(doc: dict) -> dict:

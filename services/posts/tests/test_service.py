@@ -1,6 +1,7 @@
 """The posts service's rules, in process against the real local database: no gateway, no
 Kafka, no other service. The workspace comes from a snapshot applied to the read model."""
 
+import dataclasses
 import uuid
 
 import pytest
@@ -134,3 +135,30 @@ def test_votes_without_client_bulk_write(context, slug):
         assert store.bulk_supported is False
     finally:
         store.bulk_supported = supported
+
+
+def test_asks_for_unknown_workspaces_are_remembered_in_bounded_memory(context, monkeypatch):
+    from posts import readmodel
+
+    monkeypatch.setattr(readmodel, "ASKED_MAX", 50)
+    for i in range(200):
+        with pytest.raises(NotFound):
+            context.workspaces.get(f"nowhere-{uuid.uuid4().hex[:8]}-{i}")
+    assert len(context.workspaces._asked) <= 50
+
+
+def test_anonymous_writes_follow_the_owner_within_the_bound(context, slug, monkeypatch):
+    """The flag as the owner last stated it: turned on, anonymous posts are taken; turned off,
+    refused, once the last word is older than permission_max_age (0 here: at once)."""
+    monkeypatch.setattr(context.service, "config", dataclasses.replace(context.service.config, permission_max_age=0.0))
+    snapshot = context.workspaces.get(slug)
+
+    def anon_submit(on: bool, version: int):
+        context.workspaces.apply({"slug": slug, "name": "Unit", "version": version, "boards": list(snapshot.boards),
+                                  "statuses": list(snapshot.statuses), "defaultStatus": "open", "anonSubmit": on})
+
+    anon_submit(True, snapshot.version + 1)
+    assert post(context, slug, caller=ANONYMOUS)["verified"] is False
+    anon_submit(False, snapshot.version + 2)
+    with pytest.raises(Unauthorized):
+        post(context, slug, caller=ANONYMOUS)

@@ -35,7 +35,7 @@ def test_managers_vote_too(board):
 
 def test_anonymous_voting_follows_anon_vote(board):
     post = board.post()
-    visitor = anon("visitor-1")
+    visitor = anon("visitor-one-0000001")
     r = board.vote(post["id"], headers=visitor)
     assert r.status_code == 401, r.text
     assert board.api.delete(f"{board.path}/{post['id']}/vote", headers=visitor).status_code == 401
@@ -45,7 +45,7 @@ def test_anonymous_voting_follows_anon_vote(board):
     assert r.status_code == 201, r.text
     # The same anonymous id is the same voter; another id is another voter.
     assert board.vote(post["id"], headers=visitor).json()["voteCount"] == 1
-    assert board.vote(post["id"], headers=anon("visitor-2")).json()["voteCount"] == 2
+    assert board.vote(post["id"], headers=anon("visitor-two-0000002")).json()["voteCount"] == 2
     assert board.get(post["id"], headers=visitor).json()["voted"] is True
 
 

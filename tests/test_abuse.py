@@ -1,0 +1,256 @@
+"""Concurrent and hostile clients, through the gateway with the real local servers: first
+writes after provisioning, rate limits, forged identities, idempotent retries, replayed
+internal signatures, ids in two spellings, hidden posts behind merges, and default secrets.
+docs/reliability.md ("Bad input and abuse") lists what each tries and what the platform answers."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import requests
+
+from common import auth
+from common.devstack import _bin, _healthy, _wait, free_port
+from testkit import Api, assert_error, create_workspace, unique_slug
+
+
+@pytest.fixture
+def board(workspace):
+    workspace.board("features", "Features")
+    return workspace
+
+
+def new_post(ws, title="A post", **kw):
+    kw = kw or {"key": ws.key}
+    r = ws.api.post(f"{ws.path}/posts", json={"boardSlug": "features", "title": title, "content": "x"}, **kw)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+# -- consistency under concurrency ------------------------------------------------------------
+
+
+def test_first_writes_after_provisioning_all_succeed(api, admin_token):
+    """A workspace and board created a moment ago, then eight posts at once: the posts
+    service has not heard of either yet, and every post must still be written."""
+    for _ in range(3):
+        ws = create_workspace(api, admin_token)
+        ws.board("features", "Features")
+        body = {"boardSlug": "features", "title": "Imported", "content": "x"}
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: api.post(f"{ws.path}/posts", key=ws.key, json=body), range(8)))
+        assert [r.status_code for r in answers] == [201] * 8, [r.text for r in answers if r.status_code != 201]
+        assert len(api.get(f"{ws.path}/posts", key=ws.key).json()["items"]) == 8
+
+
+def test_a_board_created_a_moment_ago_is_honoured_at_once(board):
+    for i in range(5):
+        slug = f"area-{i}"
+        board.board(slug, f"Area {i}")
+        r = board.api.post(f"{board.path}/posts", key=board.key, json={"boardSlug": slug, "title": "t", "content": "x"})
+        assert r.status_code == 201, r.text
+
+
+def test_ids_have_one_spelling(board):
+    """A vote cast through an upper-case id is the same vote as through the lower-case one,
+    and a merge moves it like any other."""
+    a, b = new_post(board, "A")["id"], new_post(board, "B")["id"]
+    user = board.user_token("upper-case-voter")
+    r = board.api.post(f"{board.path}/posts/{a.upper()}/vote", user=user)
+    assert r.status_code == 201 and r.json()["id"] == a, r.text
+    assert board.api.get(f"{board.path}/posts/{a}", user=user).json()["voted"] is True
+    assert board.api.post(f"{board.path}/posts/{a}/vote", user=user).status_code == 200, "the same vote"
+    r = board.api.post(f"{board.path}/posts/{a.upper()}/merge", key=board.key, json={"intoPostId": b.upper()})
+    assert r.status_code == 200, r.text
+    merged_into = board.api.get(f"{board.path}/posts/{b}", user=user).json()
+    assert merged_into["voteCount"] == 1 and merged_into["voted"] is True
+    assert board.api.post(f"{board.path}/posts/{a.upper()}/unmerge", key=board.key).status_code == 200
+    restored = board.api.get(f"{board.path}/posts/{a}", user=user).json()
+    assert (restored["voteCount"], restored["voted"]) == (1, True), "the unmerge moved the vote back"
+
+
+# -- leaks ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hidden_state", ["pending", "spam", "rejected"])
+def test_hidden_posts_do_not_leak_through_merges(board, hidden_state):
+    secret_title = f"Hidden {uuid.uuid4().hex[:6]}"
+    hidden = new_post(board, secret_title)["id"]
+    board.api.patch(f"{board.path}/posts/{hidden}", key=board.key, json={"moderationState": hidden_state})
+    shown = new_post(board, "Approved")["id"]
+    assert board.api.post(f"{board.path}/posts/{hidden}/merge", key=board.key, json={"intoPostId": shown}).status_code == 200
+    for who in ({}, {"user": board.user_token("reader")}):
+        r = board.api.get(f"{board.path}/posts/{shown}", **who)
+        assert r.json()["mergedPosts"] == [] and secret_title not in r.text
+        listing = board.api.get(f"{board.path}/posts", **who).text
+        assert secret_title not in listing
+    assert [m["title"] for m in board.api.get(f"{board.path}/posts/{shown}", key=board.key).json()["mergedPosts"]] == [secret_title]
+    # Approving the post shows it; hiding the canonical post hides the link the other way too.
+    board.api.patch(f"{board.path}/posts/{hidden}", key=board.key, json={"moderationState": "approved"})
+    assert [m["id"] for m in board.api.get(f"{board.path}/posts/{shown}").json()["mergedPosts"]] == [hidden]
+    board.api.patch(f"{board.path}/posts/{shown}", key=board.key, json={"moderationState": hidden_state})
+    assert board.api.get(f"{board.path}/posts/{hidden}").json()["mergedInto"] is None
+
+
+# -- identities -------------------------------------------------------------------------------
+
+
+def test_anonymous_ids_cannot_claim_an_address_identity(api, admin_token):
+    ws = create_workspace(api, admin_token)
+    ws.settings(anonVote=True)
+    ws.board("features", "Features")
+    post = new_post(ws)
+    ua = {"User-Agent": "probe-agent/1.0"}
+    assert api.post(f"{ws.path}/posts/{post['id']}/vote", headers=ua).status_code == 201  # identified by address + agent
+    forged = {**ua, "X-Feedback-Anonymous-Id": "127.0.0.1|probe-agent/1.0"}
+    assert_error(api.get(f"{ws.path}/posts/{post['id']}", headers=forged), 400)
+    guessable = {"X-Feedback-Anonymous-Id": "bob"}
+    assert_error(api.post(f"{ws.path}/posts/{post['id']}/vote", headers=guessable), 400)
+    own = {**ua, "X-Feedback-Anonymous-Id": uuid.uuid4().hex}
+    assert api.get(f"{ws.path}/posts/{post['id']}", headers=own).json()["voted"] is False
+
+
+def test_forwarded_for_from_an_untrusted_peer_changes_nothing(api, admin_token):
+    ws = create_workspace(api, admin_token)
+    ws.settings(anonVote=True)
+    ws.board("features", "Features")
+    post = new_post(ws)
+    assert api.post(f"{ws.path}/posts/{post['id']}/vote", headers={"X-Forwarded-For": "203.0.113.1"}).status_code == 201
+    again = api.post(f"{ws.path}/posts/{post['id']}/vote", headers={"X-Forwarded-For": "203.0.113.2"})
+    assert again.status_code == 200, "the same visitor: the peer is not a trusted proxy"
+
+
+# -- rate limits (a gateway of its own, with the default limits) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def limited(stack):
+    """A second gateway before the same services, with the default limits, believing
+    X-Forwarded-For from 127.0.0.1 (as behind an ingress)."""
+    port = free_port()
+    env = {k: v for k, v in stack.env().items() if not k.startswith("RATE_LIMIT_")}
+    env["TRUSTED_PROXIES"] = "127.0.0.1/32"
+    process = stack.spawn("gateway-limited", [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{port}"], env=env)
+    _wait(lambda: _healthy(port), f"the limited gateway on port {port}")
+    yield Api(f"http://127.0.0.1:{port}")
+    process.stop()
+
+
+def address() -> dict:
+    return {"X-Forwarded-For": f"198.51.100.{uuid.uuid4().int % 250 + 1}, 127.0.0.1"}
+
+
+def test_an_anonymous_vote_flood_is_stopped_early(limited, admin_token):
+    ws = create_workspace(limited, admin_token)
+    ws.settings(anonVote=True)
+    ws.board("features", "Features")
+    posts = [new_post(ws, f"P{i}")["id"] for i in range(3)]
+    client = address()
+    codes = []
+    for i in range(120):  # a new anonymous id per vote, from one address
+        r = limited.post(f"{ws.path}/posts/{posts[i % 3]}/vote", headers={**client, "X-Feedback-Anonymous-Id": uuid.uuid4().hex})
+        codes.append(r.status_code)
+        if r.status_code == 429:
+            break
+    assert codes[-1] == 429 and len(codes) <= 61, f"stopped after {len(codes)} votes"
+    message = assert_error(r, 429)
+    assert "too many" in message
+    assert int(r.headers["Retry-After"]) >= 1
+    assert r.headers["RateLimit-Policy"].startswith('"write-per-address";q=60;w=60')
+    assert r.headers["RateLimit"].startswith('"write-per-address";r=0;t=')
+    other = limited.post(f"{ws.path}/posts/{posts[0]}/vote", headers={**address(), "X-Feedback-Anonymous-Id": uuid.uuid4().hex})
+    assert other.status_code in (200, 201), "another address has its own budget"
+
+
+def test_one_identity_is_limited_and_told_its_budget(limited, admin_token):
+    ws = create_workspace(limited, admin_token)
+    ws.board("features", "Features")
+    user = ws.user_token("prolific")
+    client = address()
+    first = limited.post(f"{ws.path}/posts", user=user, headers=client, json={"boardSlug": "features", "title": "t0", "content": "x"})
+    assert first.status_code == 201
+    assert first.headers["RateLimit-Policy"] == '"write";q=30;w=60' and first.headers["RateLimit"].startswith('"write";r=29;')
+    codes = [
+        limited.post(f"{ws.path}/posts", user=user, headers=client, json={"boardSlug": "features", "title": f"t{i}", "content": "x"}).status_code
+        for i in range(1, 31)
+    ]
+    assert codes == [201] * 29 + [429]
+    assert len(limited.get(f"{ws.path}/posts?limit=100", key=ws.key).json()["items"]) == 30, "the refused one wrote nothing"
+    assert limited.get(f"{ws.path}/posts", user=user, headers=client).status_code == 200, "reads are not limited"
+
+
+def test_failed_authentications_are_limited_per_address(limited, workspace):
+    client = address()
+    codes = [
+        limited.get(f"{workspace.path}/settings", key=f"fbk_wrong_{i}", headers=client).status_code for i in range(21)
+    ]
+    assert codes == [401] * 20 + [429], codes
+    r = limited.get(f"{workspace.path}/settings", key=workspace.key, headers=client)
+    assert_error(r, 429)  # even a good key, from that address, until the window passes
+    assert limited.get(f"{workspace.path}/settings", key=workspace.key, headers=address()).status_code == 200
+
+
+# -- idempotency ------------------------------------------------------------------------------
+
+
+def test_a_retried_create_with_its_key_creates_once(board):
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    body = {"boardSlug": "features", "title": "Once", "content": "x"}
+    first = board.api.post(f"{board.path}/posts", key=board.key, headers=key, json=body)
+    again = board.api.post(f"{board.path}/posts", key=board.key, headers=key, json=body)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again.headers.get("Idempotent-Replayed") == "true"
+    assert [p["title"] for p in board.api.get(f"{board.path}/posts", key=board.key).json()["items"]] == ["Once"]
+    assert_error(board.api.post(f"{board.path}/posts", key=board.key, headers=key, json={**body, "title": "Other"}), 422)
+    other_caller = board.api.post(f"{board.path}/posts", user=board.user_token("someone"), headers=key, json=body)
+    assert other_caller.status_code == 201 and other_caller.json()["id"] != first.json()["id"], "keys are per caller"
+    assert_error(board.api.post(f"{board.path}/posts", key=board.key, headers={"Idempotency-Key": "has space"}, json=body), 400)
+
+
+def test_idempotent_comments_votes_keys_and_workspaces(api, admin_token, board):
+    post = new_post(board)
+    for path, body, kw in (
+        (f"{board.path}/posts/{post['id']}/comments", {"content": "Hello"}, {"key": board.key}),
+        (f"{board.path}/posts/{post['id']}/vote", None, {"user": board.user_token("voter")}),
+        (f"{board.path}/api-keys", {"name": "ci"}, {"key": board.key}),
+        ("/workspaces", {"slug": unique_slug(), "name": "Once"}, {"key": admin_token}),
+    ):
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        first = api.post(path, headers=headers, json=body, **kw)
+        again = api.post(path, headers=headers, json=body, **kw)
+        assert first.status_code == 201, first.text
+        assert (again.status_code, again.json()) == (201, first.json()), path
+    comments = api.get(f"{board.path}/posts/{post['id']}/comments", key=board.key).json()["items"]
+    assert len(comments) == 1
+    assert api.get(f"{board.path}/posts/{post['id']}", key=board.key).json()["voteCount"] == 1
+
+
+# -- trust between processes ----------------------------------------------------------------------
+
+
+def test_internal_signatures_cannot_be_replayed(stack, workspace):
+    path = f"/v1/workspaces/{workspace.slug}/settings"
+    manager = auth.Caller(kind=auth.MANAGER, workspace=workspace.slug, key_id="k")
+    body = b'{"primaryColor": "#123456"}'
+    signed = auth.signed_headers(stack.internal_secret, "workspaces", "PATCH", path, "", body, manager)
+    headers = {**signed, "Content-Type": "application/json"}
+    url = stack.service_url("workspaces") + path
+    assert_error(requests.patch(url, data=b'{"primaryColor": "#000000"}', headers=headers, timeout=5), 401)  # another body
+    assert_error(requests.patch(url + "?x=1", data=body, headers=headers, timeout=5), 401)  # another query
+    assert_error(requests.patch(stack.service_url("posts") + path, data=body, headers=headers, timeout=5), 401)  # another service
+    stale = {**auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, manager)}
+    stale[auth.TIMESTAMP_HEADER] = str(int(time.time()) - 3600)
+    assert_error(requests.get(url, headers=stale, timeout=5), 401)
+    assert requests.patch(url, data=body, headers=headers, timeout=5).status_code == 200  # the request it was made for
+
+
+@pytest.mark.parametrize("command", [["feedback", "serve", "posts", "--bind", "127.0.0.1:1"], ["feedback-gateway", "--bind", "127.0.0.1:1"]])
+def test_default_secrets_are_refused_outside_development(command):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+    done = subprocess.run([_bin(command[0]), *command[1:]], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "FEEDBACK_ADMIN_TOKEN and INTERNAL_SECRET are unset" in done.stderr + done.stdout
