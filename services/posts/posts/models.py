@@ -37,19 +37,16 @@ class Post(Document):
     titleTerms = ListField(StringField())  # the title's features, for scoring
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
+    # When the query index last needed to hear of this post (ns, stamped by every write that
+    # changes what lists, the roadmap or search show): API processes catch up by it.
+    changedAt = IntField(required=True)
     meta = {
         "db_alias": ALIAS,
         "collection": "posts",
         "indexes": [
-            # One index per sort, so a page is an index walk (ties broken by _id).
-            ("workspace", "listed", "-createdAt", "-_id"),
-            ("workspace", "listed", "-voteCount", "-_id"),
-            ("workspace", "listed", "-commentCount", "-_id"),
-            ("workspace", "listed", "boardId", "-createdAt", "-_id"),
-            ("workspace", "listed", "boardId", "-voteCount", "-_id"),
-            ("workspace", "listed", "statusSlug", "-voteCount", "-_id"),  # roadmap columns
-            ("workspace", "-createdAt", "-_id"),  # managers: every moderation state
-            ("workspace", "terms"),  # search candidates and the q filter
+            # Lists, the roadmap and search are served by each API process's query index
+            # (posts.query_index), which reads posts by _id and catches up by changedAt.
+            ("workspace", "changedAt"),
         ],
     }
 

@@ -13,6 +13,7 @@ local stand-in scans its collection for every findAndModify (docs/benchmarks.md)
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Iterable, TypeVar
 
 from bson import ObjectId
@@ -25,8 +26,26 @@ from posts import contract
 from posts.models import Comment, Post, Vote, WorkspaceView
 
 T = TypeVar("T")
-# What a read of posts leaves out: the search features are the repository's own business.
+# What a read of posts leaves out: the search features are the query index's business.
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0}
+# What the query index keeps of a post (everything but the content and merge links).
+INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
+                          "voteCount", "commentCount", "title", "terms", "titleTerms", "changedAt")}
+# Change clocks per workspace: each post write moves one (by its post), in the same bulk write.
+# Several, so concurrent writes to different posts seldom contend on one document.
+CLOCKS = 16
+# A catch-up rereads posts changed this long before the newest change it saw: a transaction
+# stamps changedAt before it commits, so commits may land out of stamp order by up to this.
+CATCH_UP_OVERLAP_NS = 5_000_000_000
+
+
+def clock_id(slug: str, n: int) -> str:
+    """A change clock's _id: strings, so no post (an ObjectId) is ever one."""
+    return f"~clock:{slug}:{n}"
+
+
+def clock_ids(slug: str) -> list[str]:
+    return [clock_id(slug, n) for n in range(CLOCKS)]
 
 
 class PostRepository:
@@ -56,29 +75,56 @@ class PostRepository:
 
     @staticmethod
     def new_post(**fields) -> dict:
-        return new_document(Post, id=ObjectId(), **fields)
+        return new_document(Post, id=ObjectId(), changedAt=time.time_ns(), **fields)
 
-    def add_post(self, doc: dict, event: Insert) -> None:
-        """Insert a new post and its event in one transaction.
+    def add_post(self, slug: str, doc: dict, event: Insert) -> None:
+        """Insert a new post and its event, and move its change clock, in one transaction.
 
-        Two plain inserts, not one bulk write: a client bulkWrite that opens a transaction
+        The clock's move goes first, alone: a client bulkWrite that opens a transaction
         carries the transaction's readConcern, which the local stand-in refuses."""
 
         def work(session):
-            Insert(self.posts, doc).apply(session)
-            event.apply(session)
+            self._tick(slug, doc["_id"]).apply(session)
+            self.write(session, [Insert(self.posts, doc), event])
 
         self.transaction(work)
 
-    def update_post(self, oid: ObjectId, change: dict) -> Update:
-        """An update of a post the same transaction read first."""
-        return Update(self.posts, {"_id": oid}, change)
+    def update_post(self, slug: str, oid: ObjectId, change: dict) -> list[Write]:
+        """An update of a post the same transaction read first, stamped for the query index,
+        and the move of its change clock."""
+        stamped = {**change, "$set": {**change.get("$set", {}), "changedAt": time.time_ns()}}
+        return [Update(self.posts, {"_id": oid}, stamped), self._tick(slug, oid)]
+
+    def _tick(self, slug: str, oid: ObjectId) -> Update:
+        return Update(self.posts, {"_id": clock_id(slug, int(str(oid), 16) % CLOCKS)}, {"$inc": {"n": 1}}, upsert=True)
+
+    # -- the query index's reads ------------------------------------------------------------
+
+    def index_source(self, slug: str) -> tuple[list[dict], dict[str, int]]:
+        """What a workspace's query index is built from: its change clocks, read first (so a
+        change committed during the scan shows as a moved clock later), then every post."""
+        clocks = self.clocks(slug)
+        return list(self.posts.find({"workspace": slug}, projection=INDEXED)), clocks
+
+    def clocks(self, slug: str) -> dict[str, int]:
+        return {d["_id"]: d.get("n", 0) for d in self.posts.find({"_id": {"$in": clock_ids(slug)}})}
+
+    def page_with_clocks(self, slug: str, oids: list[ObjectId]) -> tuple[dict[ObjectId, dict], dict[str, int]]:
+        """The documents of a page and the workspace's change clocks, in one query."""
+        found = self.posts.find({"_id": {"$in": [*oids, *clock_ids(slug)]}}, projection=WITHOUT_TERMS)
+        docs, clocks = {}, {}
+        for d in found:
+            if isinstance(d["_id"], str):
+                clocks[d["_id"]] = d.get("n", 0)
+            else:
+                docs[d["_id"]] = d
+        return docs, clocks
+
+    def changed_since(self, slug: str, changed_at: int) -> list[dict]:
+        return list(self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED))
 
     def find_post(self, slug: str, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
         return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=session)
-
-    def page(self, filters: dict, sort: list, offset: int, limit: int) -> list[dict]:
-        return list(self.posts.find(filters, projection=WITHOUT_TERMS, sort=sort, skip=offset, limit=limit))
 
     def posts_by_id(self, oids: list[ObjectId]) -> dict[ObjectId, dict]:
         return {d["_id"]: d for d in self.posts.find({"_id": {"$in": oids}}, projection=WITHOUT_TERMS)}
@@ -99,38 +145,6 @@ class PostRepository:
             )
         for child in doc.get("mergedPosts", []):
             self.posts.update_one({"_id": ObjectId(child["id"])}, {"$set": {f"mergedInto.{k}": v for k, v in shown.items()}}, session=session)
-
-    def search_candidates(self, slug: str, terms: list[str], limit: int) -> list[dict]:
-        """Posts sharing a term with the query, with what scoring and filtering need.
-
-        Only ``{workspace, terms: {$in}}`` goes to the server: the local stand-in plans that
-        shape well and slows badly with more predicates, so the rest is filtered by the caller."""
-        return list(
-            self.posts.find(
-                {"workspace": slug, "terms": {"$in": terms}},
-                projection={"terms": 1, "titleTerms": 1, "listed": 1, "mergedInto": 1, "boardId": 1},
-                limit=limit,
-                batch_size=limit,  # one round trip, no getMore
-            )
-        )
-
-    def roadmap(self, filters: dict, statuses: list[str], limit: int) -> Iterable[dict]:
-        """Each status column's top posts by votes, in one round trip: one branch per status
-        joined with ``$unionWith``, each its own index walk of at most ``limit`` posts."""
-
-        def column(status: str) -> list[dict]:
-            return [
-                {"$match": {**filters, "statusSlug": status}},
-                {"$sort": {"voteCount": -1, "_id": -1}},
-                {"$limit": limit},
-                {"$project": {"title": 1, "voteCount": 1, "statusSlug": 1}},
-            ]
-
-        first, *rest = statuses
-        pipeline = column(first) + [{"$unionWith": {"coll": self.posts.name, "pipeline": column(s)}} for s in rest]
-        return self.posts.aggregate(pipeline, batchSize=limit * len(statuses))
-
-    # -- votes ------------------------------------------------------------------------------
 
     def voted_ids(self, user: str, live: list[str], merged: list[ObjectId]) -> set[str]:
         """Which of these posts ``user``'s vote counts for (``live``: by id; ``merged``: posts

@@ -22,6 +22,7 @@ others are merged into is 409; a post into itself 400.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -33,6 +34,7 @@ from common.ids import now, object_id
 from common.validation import check
 from posts import access, contract, schemas, shapes, text
 from posts.config import PostsConfig
+from posts.query_index import Entry, QueryIndexes, WorkspaceIndex, oid_hex
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 
@@ -64,6 +66,7 @@ class PostService:
         self.repo = repo
         self.workspaces = workspaces
         self.config = config
+        self.indexes = QueryIndexes(self._build_index)
 
     # -- who may ------------------------------------------------------------------------------
 
@@ -114,7 +117,7 @@ class PostService:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
         doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller)
 
-        self.repo.add_post(doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
+        self.repo.add_post(slug, doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
         return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
 
@@ -127,25 +130,50 @@ class PostService:
         manager = access.is_manager(caller, slug)
         if query.moderation not in (None, contract.APPROVED) and not manager:
             raise Forbidden("only managers can list posts that are not approved")
-        if manager and query.moderation is None:
-            filters: dict = {"workspace": slug, "mergedInto": None}
-        elif manager:
-            filters = {"workspace": slug, "mergedInto": None, "moderationState": query.moderation}
-        else:
-            filters = {"workspace": slug, "listed": True}
+        board_id = None
         if query.board:
             ws, board = self._board(slug, query.board)
             if board is None:
                 return {"items": []}  # a filter on a board that does not exist matches nothing
-            filters["boardId"] = board["id"]
-        if query.status:
-            filters["statusSlug"] = query.status
-        if query.q:
-            words = text.word_terms(query.q)
-            if words:
-                filters["terms"] = {"$all": words}
-        docs = self.repo.page(filters, contract.SORTS[query.sort], query.offset, query.limit)
+            board_id = board["id"]
+        words = text.word_terms(query.q) if query.q else []
+
+        def page(index: WorkspaceIndex) -> list[Entry]:
+            return index.page(
+                query.sort, manager, query.offset, query.limit,
+                board=board_id, status=query.status, moderation=query.moderation if manager else None, words=words,
+            )
+
+        docs = self._fetch(slug, page)
         return {"items": self._shape(caller, slug, ws, docs)}
+
+    def _fetch(self, slug: str, select: Callable[[WorkspaceIndex], list[Entry]]) -> list[dict]:
+        """The documents of the posts ``select`` picks from the workspace's query index, in its
+        order, and fresh: the query that fetches them also reads the change clocks, and when one
+        moved since the index last looked, it catches up and picks again."""
+        index = self.indexes.get(slug)
+        entries = select(index)
+        docs, clocks = self.repo.page_with_clocks(slug, [ObjectId(oid_hex(e.oid)) for e in entries])
+        if self._catch_up(slug, index, clocks):
+            entries = select(index)
+            missing = [ObjectId(oid_hex(e.oid)) for e in entries if ObjectId(oid_hex(e.oid)) not in docs]
+            if missing:
+                docs.update(self.repo.posts_by_id(missing))
+        ordered = (docs.get(ObjectId(oid_hex(e.oid))) for e in entries)
+        return [d for d in ordered if d is not None]
+
+    def _catch_up(self, slug: str, index: WorkspaceIndex, clocks: dict[str, int]) -> bool:
+        """Apply the posts changed since the index last looked, if a change clock moved."""
+        if all(index.clocks.get(c, 0) == n for c, n in clocks.items()):
+            return False
+        for doc in self.repo.changed_since(slug, index.watermark):
+            index.apply(doc)
+        index.clocks.update(clocks)
+        return True
+
+    def _build_index(self, slug: str) -> WorkspaceIndex:
+        docs, clocks = self.repo.index_source(slug)
+        return WorkspaceIndex(docs, clocks)
 
     def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)
@@ -184,7 +212,7 @@ class PostService:
             if {"title", "moderationState"} & set(changed):
                 self.repo.update_links(session, after)
             shape = shapes.post_event(after, ws)
-            writes = [self.repo.update_post(oid, {"$set": update})]
+            writes = self.repo.update_post(slug, oid, {"$set": update})
             others = sorted(set(changed) - {"statusSlug"})
             if others:
                 writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others}))
@@ -214,34 +242,34 @@ class PostService:
                 return {"items": []}
             board_id = found["id"]
         manager = access.is_manager(caller, slug)
-        candidates = [
-            c for c in self.repo.search_candidates(slug, terms, self.config.search_candidates)
-            if not c.get("mergedInto") and (manager or c.get("listed")) and (board_id is None or c.get("boardId") == board_id)
-        ]
-        scorer = text.Scorer(q, candidates)
-        scored = sorted(((scorer.score(c), c["_id"]) for c in candidates), key=lambda x: (-x[0], x[1]))
-        best = [(s, i) for s, i in scored if s >= self.config.min_similarity][:limit]
-        if not best:
-            return {"items": []}
-        by_id = self.repo.posts_by_id([i for _, i in best])
-        docs = [by_id[i] for _, i in best if i in by_id]
-        similarity = {str(i): s for s, i in best}
+        scored: list[tuple[float, int]] = []
+
+        def best(index: WorkspaceIndex) -> list[Entry]:
+            candidates = index.candidates(terms, manager, board_id, self.config.search_candidates)
+            features = [{"terms": e.terms, "titleTerms": e.title_terms} for e in candidates]
+            scorer = text.Scorer(q, features)
+            ranked = sorted(zip(map(scorer.score, features), candidates), key=lambda x: (-x[0], x[1].oid))
+            top = [(s, e) for s, e in ranked if s >= self.config.min_similarity][:limit]
+            scored[:] = [(s, e.oid) for s, e in top]
+            return [e for _, e in top]
+
+        docs = self._fetch(slug, best)
+        similarity = {oid_hex(oid): s for s, oid in scored}
         return {"items": [{**item, "similarity": round(similarity[item["id"]], 4)} for item in self._shape(caller, slug, ws, docs)]}
 
     def roadmap(self, caller: auth.Caller, slug: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
-        filters: dict = {"workspace": slug, "listed": True}  # public: what everyone may see
-        board_known = True
+        board_id = None
         if board:
             ws, found = self._board(slug, board)
-            board_known = found is not None
-            filters["boardId"] = found["id"] if found else None
+            if found is None:
+                return {"columns": [{"status": ws.status_shape(s["slug"]), "items": []} for s in ws.statuses if s.get("roadmap", True)]}
+            board_id = found["id"]
         shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
-        items: dict[str, list] = {s: [] for s in shown}
-        if board_known and shown:
-            for doc in self.repo.roadmap(filters, shown, limit):
-                items[doc["statusSlug"]].append(shapes.roadmap_item(doc))
-        return {"columns": [{"status": ws.status_shape(s), "items": items[s]} for s in shown]}
+        index = self.indexes.get(slug)
+        self._catch_up(slug, index, self.repo.clocks(slug))
+        columns = index.roadmap(shown, board_id, limit)  # public: listed posts only
+        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(e) for e in columns[s]]} for s in shown]}
 
     def lookup(self, body) -> dict:
         """Which of the ids are posts of the workspace (the workspaces service checks changelog postIds)."""
@@ -273,7 +301,7 @@ class PostService:
             # A second vote by the same identity hits the unique index and aborts the count too.
             self.repo.write(session, [
                 self.repo.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, createdAt=now()),
-                self.repo.update_post(oid, {"$inc": {"voteCount": 1}}),
+                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1}}),
                 self.repo.event(slug, contract.VOTE_CREATED, event),
             ])
             return doc
@@ -301,7 +329,7 @@ class PostService:
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 writes.append(self.repo.delete_votes(user, children))
-            writes += [self.repo.update_post(oid, {"$inc": {"voteCount": -1}}), self.repo.event(slug, contract.VOTE_DELETED, event)]
+            writes += [*self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1}}), self.repo.event(slug, contract.VOTE_DELETED, event)]
             if self.repo.write(session, writes)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
             return doc
@@ -358,7 +386,7 @@ class PostService:
             event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
             self.repo.write(session, [
                 self.repo.insert_comment(doc),
-                self.repo.update_post(oid, {"$inc": {counter: 1}}),
+                *self.repo.update_post(slug, oid, {"$inc": {counter: 1}}),
                 self.repo.event(slug, contract.COMMENT_CREATED, event),
             ])
 
@@ -422,8 +450,8 @@ class PostService:
             b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
             b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
             self.repo.write(session, [
-                self.repo.update_post(a_oid, {"$set": a_set}),
-                self.repo.update_post(b_oid, b_change),
+                *self.repo.update_post(slug, a_oid, {"$set": a_set}),
+                *self.repo.update_post(slug, b_oid, b_change),
                 self.repo.event(slug, contract.POST_MERGED, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}),
             ])
             return a
@@ -447,13 +475,13 @@ class PostService:
             stamp = now()
             a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED, "updatedAt": stamp}
             a = {**a, **a_set}
-            writes = [self.repo.update_post(a_oid, {"$set": a_set})]
+            writes = self.repo.update_post(slug, a_oid, {"$set": a_set})
             b = self.repo.find_post(slug, ObjectId(b_id), session)
             if b is not None:
                 b = {**b, "voteCount": b.get("voteCount", 0) - moved, "updatedAt": stamp,
                      "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
                 b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
-                writes.append(self.repo.update_post(b["_id"], b_change))
+                writes += self.repo.update_post(slug, b["_id"], b_change)
             data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None}
             writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
             self.repo.write(session, writes)

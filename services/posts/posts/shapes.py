@@ -64,5 +64,6 @@ def comment(doc: dict) -> dict:
     }
 
 
-def roadmap_item(doc: dict) -> dict:
-    return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0)}
+def roadmap_entry(entry) -> dict:
+    """A roadmap item, from the query index's entry of the post (posts.query_index.Entry)."""
+    return {"id": f"{entry.oid:024x}", "title": entry.title, "voteCount": entry.votes}

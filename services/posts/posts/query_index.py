@@ -1,0 +1,230 @@
+"""The posts service's query index: what lists, the roadmap and search need of every post,
+in memory, per workspace, so their cost does not grow with the board (docs/services/posts.md,
+"Board-scale reads").
+
+A workspace's index holds each post's filters (board, status, moderation state, whether it is
+listed or merged), sort keys (created, votes, comments), title and search features, and keeps
+one sorted order per sort for each population (``listed``: what everyone sees; ``open``: every
+post not merged into another, for managers). A page is read off its sorted order; a filter is
+applied while walking it, and a filter that matches too few posts for the walk to fill the page
+soon is answered from its sets instead (so a rare filter costs what it matches, a common one
+what the page needs). The page's documents are then fetched by ``_id``.
+
+The index is built from the posts collection the first time a workspace is asked for, and
+kept current by the service (``posts.service``): each post write stamps the post's
+``changedAt`` and moves one of the workspace's change clocks, and each read checks the clocks
+in the same query that fetches its page, catching up on the posts changed since when one moved.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from sortedcontainers import SortedList
+
+LISTED, OPEN = "listed", "open"  # the populations: what everyone sees; what managers see
+SORTS: dict[str, Callable[["Entry"], tuple]] = {
+    "newest": lambda e: (-e.created, -e.oid),
+    "oldest": lambda e: (e.created, e.oid),
+    "top": lambda e: (-e.votes, -e.oid),
+    "discussed": lambda e: (-e.comments, -e.oid),
+}
+# A filtered page walks its sorted order at most this many entries (or WALK_PER_ITEM per item
+# wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
+# post in WALK_PER_ITEM is cheaper to read that way.
+WALK_MIN, WALK_PER_ITEM = 2000, 50
+
+
+@dataclass(slots=True)
+class Entry:
+    oid: int  # the post's ObjectId as an integer (orders as the ObjectId does)
+    board: str
+    status: str
+    moderation: str
+    listed: bool
+    merged: bool
+    created: float  # milliseconds since the epoch
+    votes: int
+    comments: int  # public comments
+    title: str
+    terms: tuple[str, ...]
+    title_terms: tuple[str, ...]
+    changed: int  # changedAt (ns) of the document this entry was made from
+
+    @classmethod
+    def from_doc(cls, doc: dict) -> "Entry":
+        return cls(
+            oid=int(str(doc["_id"]), 16),
+            board=doc["boardId"],
+            status=doc["statusSlug"],
+            moderation=doc["moderationState"],
+            listed=bool(doc.get("listed")),
+            merged=bool(doc.get("mergedInto")),
+            created=doc["createdAt"].timestamp() * 1000,
+            votes=doc.get("voteCount", 0),
+            comments=doc.get("commentCount", 0),
+            title=doc["title"],
+            terms=tuple(doc.get("terms", ())),
+            title_terms=tuple(doc.get("titleTerms", ())),
+            changed=doc.get("changedAt", 0),
+        )
+
+    def populations(self) -> tuple[str, ...]:
+        return ((LISTED,) if self.listed else ()) + ((OPEN,) if not self.merged else ())
+
+
+def oid_hex(oid: int) -> str:
+    return f"{oid:024x}"
+
+
+class WorkspaceIndex:
+    """One workspace's posts. Safe across threads: one lock guards every change and read."""
+
+    def __init__(self, docs: Iterable[dict], clocks: dict[str, int]):
+        self.lock = threading.RLock()
+        self.entries: dict[int, Entry] = {}
+        self.orders = {(pop, sort): SortedList() for pop in (LISTED, OPEN) for sort in SORTS}
+        self.members: dict[str, set[int]] = {LISTED: set(), OPEN: set()}
+        self.by_board: dict[str, set[int]] = {}
+        self.by_status: dict[str, set[int]] = {}
+        self.by_moderation: dict[str, set[int]] = {}
+        self.postings: dict[str, set[int]] = {}
+        self.clocks = dict(clocks)  # change clock -> the count this index has caught up with
+        self.watermark = 0  # the newest changedAt applied
+        for doc in docs:
+            self.apply(doc)
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def apply(self, doc: dict) -> None:
+        """Make the index agree with ``doc`` (a post as stored), unless it already reflects a
+        later change of that post."""
+        entry = Entry.from_doc(doc)
+        with self.lock:
+            old = self.entries.get(entry.oid)
+            if old is not None and old.changed > entry.changed:
+                return
+            if old is not None:
+                self._remove(old)
+            self._add(entry)
+            self.watermark = max(self.watermark, entry.changed)
+
+    def _add(self, e: Entry) -> None:
+        self.entries[e.oid] = e
+        for pop in e.populations():
+            self.members[pop].add(e.oid)
+            for sort, key in SORTS.items():
+                self.orders[(pop, sort)].add(key(e))
+        self.by_board.setdefault(e.board, set()).add(e.oid)
+        self.by_status.setdefault(e.status, set()).add(e.oid)
+        self.by_moderation.setdefault(e.moderation, set()).add(e.oid)
+        for term in e.terms:
+            self.postings.setdefault(term, set()).add(e.oid)
+
+    def _remove(self, e: Entry) -> None:
+        del self.entries[e.oid]
+        for pop in e.populations():
+            self.members[pop].discard(e.oid)
+            for sort, key in SORTS.items():
+                self.orders[(pop, sort)].remove(key(e))
+        self.by_board[e.board].discard(e.oid)
+        self.by_status[e.status].discard(e.oid)
+        self.by_moderation[e.moderation].discard(e.oid)
+        for term in e.terms:
+            self.postings[term].discard(e.oid)
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def page(
+        self,
+        sort: str,
+        manager: bool,
+        offset: int,
+        limit: int,
+        board: str | None = None,
+        status: str | None = None,
+        moderation: str | None = None,
+        words: list[str] = (),
+    ) -> list[Entry]:
+        """A page of posts in ``sort`` order: listed ones, or for a manager every post not
+        merged (``moderation`` narrows it), filtered by board, status and words (all of them)."""
+        pop = OPEN if manager else LISTED
+        with self.lock:
+            filters = [
+                s
+                for s in (
+                    self.by_board.get(board, set()) if board is not None else None,
+                    self.by_status.get(status, set()) if status is not None else None,
+                    self.by_moderation.get(moderation, set()) if moderation is not None else None,
+                    *(self.postings.get(w, set()) for w in words),
+                )
+                if s is not None
+            ]
+            order = self.orders[(pop, sort)]
+            if not filters:
+                return [self.entries[abs(k[-1])] for k in order.islice(offset, offset + limit)]
+            wanted = offset + limit
+            found: list[int] = []
+            budget = max(WALK_MIN, WALK_PER_ITEM * wanted)
+            for steps, key in enumerate(order):
+                oid = abs(key[-1])
+                if all(oid in s for s in filters):
+                    found.append(oid)
+                    if len(found) == wanted:
+                        break
+                if steps >= budget:  # a sparse filter: answer from its sets
+                    matches = set.intersection(*sorted(filters, key=len)) & self.members[pop]
+                    best = heapq.nsmallest(wanted, (self.entries[o] for o in matches), key=SORTS[sort])
+                    return best[offset:]
+            return [self.entries[o] for o in found[offset:]]
+
+    def roadmap(self, statuses: list[str], board: str | None, limit: int) -> dict[str, list[Entry]]:
+        """Each status's listed posts with the most votes."""
+        return {s: self.page("top", False, 0, limit, board=board, status=s) for s in statuses}
+
+    def candidates(self, terms: list[str], manager: bool, board: str | None, most: int) -> list[Entry]:
+        """Posts sharing a term with a search, those sharing the most first (at most ``most``):
+        not merged, listed unless the caller is a manager, on ``board`` if given."""
+        with self.lock:
+            shared: dict[int, int] = {}
+            for term in terms:
+                for oid in self.postings.get(term, ()):
+                    shared[oid] = shared.get(oid, 0) + 1
+            pop = self.members[OPEN if manager else LISTED]
+            on_board = self.by_board.get(board, set()) if board is not None else None
+            eligible = [o for o in shared if o in pop and (on_board is None or o in on_board)]
+            if len(eligible) > most:
+                eligible = heapq.nlargest(most, eligible, key=lambda o: (shared[o], o))
+            return [self.entries[o] for o in eligible]
+
+    def size(self) -> int:
+        return len(self.entries)
+
+
+class QueryIndexes:
+    """Every workspace's index in this process, each built once, on first use (single flight:
+    concurrent first requests wait for one build)."""
+
+    def __init__(self, build: Callable[[str], WorkspaceIndex]):
+        self.build = build
+        self._indexes: dict[str, WorkspaceIndex] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, slug: str) -> WorkspaceIndex:
+        index = self._indexes.get(slug)
+        if index is not None:
+            return index
+        with self._lock:
+            lock = self._locks.setdefault(slug, threading.Lock())
+        with lock:
+            index = self._indexes.get(slug)
+            if index is None:
+                index = self._indexes[slug] = self.build(slug)
+            return index
+
+    def posts(self) -> int:
+        return sum(i.size() for i in self._indexes.values())
