@@ -12,7 +12,7 @@ from common.config import Settings, as_list, setting
 
 
 @dataclass(frozen=True)
-class DomainSettings:
+class DomainsConfig:
     # Resolver: empty nameservers means the system's (/etc/resolv.conf, e.g. the cluster DNS).
     dns_nameservers: tuple[str, ...] = ()
     dns_port: int = 53
@@ -38,12 +38,14 @@ def _platform_host(public_base_url: str) -> str | None:
         return host or None
 
 
-def load(settings: Settings, environ: Mapping[str, str] | None = None) -> DomainSettings:
+def load_config(settings: Settings, environ: Mapping[str, str] | None = None) -> DomainsConfig:
+    """The settings from ``environ`` (the process's environment by default); the platform's
+    own domain defaults to the host of ``settings.public_base_url``."""
     env = os.environ if environ is None else environ
-    d = DomainSettings
+    d = DomainsConfig
     platform = setting(env, "DOMAINS_PLATFORM_DOMAIN", _platform_host(settings.public_base_url) or d.platform_domain)
     platform = platform.lower().rstrip(".")
-    return DomainSettings(
+    return DomainsConfig(
         dns_nameservers=setting(env, "DOMAINS_DNS_NAMESERVERS", d.dns_nameservers, as_list),
         dns_port=setting(env, "DOMAINS_DNS_PORT", d.dns_port, int),
         dns_timeout=setting(env, "DOMAINS_DNS_TIMEOUT", d.dns_timeout, float),

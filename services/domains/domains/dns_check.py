@@ -15,7 +15,7 @@ import dns.name
 import dns.rcode
 import dns.resolver
 
-from domains.config import DomainSettings
+from domains.config import DomainsConfig
 from domains.contract import TXT_PREFIX
 
 MAX_CNAME_HOPS = 8
@@ -44,7 +44,7 @@ def _text(name) -> str:
 
 
 class DnsChecker:
-    def __init__(self, config: DomainSettings):
+    def __init__(self, config: DomainsConfig):
         self.config = config
 
     def resolver(self) -> dns.resolver.Resolver:

@@ -25,10 +25,9 @@ INTERNAL_ROUTES = [Route(RESOLVE_PATH, R + "ResolveHost", ("GET",))]
 @dataclass
 class Context:
     settings: Settings
-    config: object  # domains.config.DomainSettings
+    config: object  # domains.config.DomainsConfig
     store: object  # common.db.Store
-    service: object  # domains.services.DomainService
-    workspaces: object  # common.workspace_directory.WorkspaceDirectory
+    service: object  # domains.service.DomainService (the re-check worker uses it too)
 
     def start_api(self) -> None:
         pass  # nothing runs beside an API process's requests
@@ -38,15 +37,17 @@ def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
     from common.workspace_directory import WorkspaceDirectory
-    from domains import config as domain_config
+    from domains.config import load_config
     from domains.dns_check import DnsChecker
     from domains.models import ALIAS
-    from domains.services import DomainService
+    from domains.repository import DomainRepository
+    from domains.service import DomainService
 
-    config = domain_config.load(settings)
+    config = load_config(settings)
     store = Store(settings, ALIAS)
-    service = DomainService(store, config, DnsChecker(config))
-    return Context(settings, config, store, service, WorkspaceDirectory(InternalClient(settings, timeout=5)))
+    workspaces = WorkspaceDirectory(InternalClient(settings, timeout=5))
+    service = DomainService(DomainRepository(store), workspaces, config, DnsChecker(config))
+    return Context(settings, config, store, service)
 
 
 @hookimpl

@@ -1,4 +1,5 @@
-"""Response shape of the domain configuration, exactly as the spec names it (2.6)."""
+"""Response shape of the domain configuration, as the OpenAPI document names it
+(``DomainConfiguration``; its JSON schema is ``contract.CONFIGURATION``)."""
 
 from common.ids import iso
 from domains import contract

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from domains import contract as c
-from domains.config import DomainSettings
+from domains.config import DomainsConfig
 from domains.dns_check import CheckResult
 
 
@@ -27,7 +27,7 @@ class Outcome:
     event: str | None  # event type to publish, when the status changed
 
 
-def backoff(config: DomainSettings, attempts: int) -> float:
+def backoff(config: DomainsConfig, attempts: int) -> float:
     """Seconds until the next check of a pending or broken domain after ``attempts`` failures."""
     return min(config.check_initial * 2 ** max(attempts - 1, 0), config.check_max)
 
@@ -36,7 +36,7 @@ def later(at: datetime, seconds: float) -> datetime:
     return at + timedelta(seconds=seconds)
 
 
-def new_domain(config: DomainSettings, at: datetime) -> dict:
+def new_domain(config: DomainsConfig, at: datetime) -> dict:
     """Fields of a domain just set (or changed): pending, first check after the initial delay."""
     return {
         "status": c.PENDING,
@@ -50,7 +50,7 @@ def new_domain(config: DomainSettings, at: datetime) -> dict:
     }
 
 
-def after_check(config: DomainSettings, doc: dict, result: CheckResult, at: datetime, manual: bool) -> Outcome:
+def after_check(config: DomainsConfig, doc: dict, result: CheckResult, at: datetime, manual: bool) -> Outcome:
     """The next state of ``doc`` given a check's ``result``.
 
     ``manual`` is a customer's "check now": it can verify, re-arm a failed domain, or report

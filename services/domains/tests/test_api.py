@@ -1,4 +1,5 @@
-"""Endpoints 13 (PUT) and 14 (DELETE), GET and "check now", through the gateway."""
+"""A workspace's domain configuration through the gateway: set (PUT), remove (DELETE), read
+(GET) and "check now" (POST .../verify), with their errors."""
 
 import re
 

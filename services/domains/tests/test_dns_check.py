@@ -2,7 +2,7 @@
 
 import pytest
 
-from domains.config import DomainSettings
+from domains.config import DomainsConfig
 from domains.dns_check import DnsChecker
 from testkit.dns import free_udp_port
 
@@ -13,7 +13,7 @@ SHORT_TIMEOUT = 0.5  # for lookups meant to time out
 
 
 def make_checker(port, timeout=DNS_TIMEOUT):
-    return DnsChecker(DomainSettings(dns_nameservers=("127.0.0.1",), dns_port=port, dns_timeout=timeout, cname_target=CNAME_TARGET))
+    return DnsChecker(DomainsConfig(dns_nameservers=("127.0.0.1",), dns_port=port, dns_timeout=timeout, cname_target=CNAME_TARGET))
 
 
 @pytest.fixture

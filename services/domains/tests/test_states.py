@@ -6,10 +6,10 @@ import pytest
 
 from common.errors import BadRequest
 from domains import contract as c, names, states
-from domains.config import DomainSettings, load
+from domains.config import DomainsConfig, load_config
 from domains.dns_check import CheckResult
 
-CONFIG = DomainSettings(check_initial=30, check_max=900, pending_timeout=3600, recheck_interval=600)
+CONFIG = DomainsConfig(check_initial=30, check_max=900, pending_timeout=3600, recheck_interval=600)
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 OK = CheckResult([])
 MISSING = CheckResult(["TXT record _feedback-verify.x.example not found"], conclusive=True)
@@ -96,9 +96,9 @@ def test_longest_domain_leaves_room_for_the_txt_record():
 def test_settings_default_to_the_public_host():
     from common.config import Settings
 
-    config = load(Settings(public_base_url="https://feedback.example.org"), {})
+    config = load_config(Settings(public_base_url="https://feedback.example.org"), {})
     assert config.platform_domain == "feedback.example.org"
     assert config.cname_target == "domains.feedback.example.org"
     assert config.dns_nameservers == ()
-    custom = load(Settings(), {"DOMAINS_DNS_NAMESERVERS": "10.0.0.53, 10.0.0.54", "DOMAINS_CNAME_TARGET": "Edge.Example.NET."})
+    custom = load_config(Settings(), {"DOMAINS_DNS_NAMESERVERS": "10.0.0.53, 10.0.0.54", "DOMAINS_CNAME_TARGET": "Edge.Example.NET."})
     assert custom.dns_nameservers == ("10.0.0.53", "10.0.0.54") and custom.cname_target == "edge.example.net"

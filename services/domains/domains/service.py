@@ -1,0 +1,170 @@
+"""The domains service's rules: who may configure a workspace's domain, which names may be
+claimed, what a check changes, and which workspace a Host belongs to.
+
+Every permission check happens here, once, before the request body is validated (a caller
+without the right learns nothing from validation): managers of the workspace, or the
+operator, whose workspace must exist. Each public method returns the response shape.
+Database commands are the repository's.
+
+Every status change and its event are written in one transaction (outbox). DNS lookups
+happen outside transactions; their result is applied only to the domain and token it was
+made for, so a check that races a domain change is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+
+from pymongo.errors import DuplicateKeyError
+
+from common import auth
+from common.errors import BadRequest, Conflict, NotFound
+from common.ids import now
+from common.validation import check
+from common.workspace_directory import WorkspaceDirectory
+from domains import contract as c, names, schemas, shapes, states
+from domains.config import DomainsConfig
+from domains.dns_check import CheckResult, DnsChecker
+from domains.repository import DomainRepository
+
+log = logging.getLogger(__name__)
+
+# What a workspace slug can look like: anything else is not a workspace (404) without asking.
+SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+
+
+def new_token() -> str:
+    return "feedback-verify-" + secrets.token_hex(16)
+
+
+class DomainService:
+    def __init__(self, repo: DomainRepository, workspaces: WorkspaceDirectory, config: DomainsConfig, checker: DnsChecker):
+        self.repo = repo
+        self.workspaces = workspaces
+        self.config = config
+        self.checker = checker
+
+    # -- who may ------------------------------------------------------------------------------
+
+    def _require_manager(self, caller: auth.Caller, slug: str) -> None:
+        """Managers of ``slug`` or the operator (401/403), of a workspace that exists (404)."""
+        if not SLUG.match(slug):
+            auth.require_manager(caller, slug)  # who first, even for a name no workspace has
+            raise NotFound(f"workspace '{slug}' not found")
+        self.workspaces.require_manager(caller, slug)
+
+    # -- the managers' endpoints ----------------------------------------------------------------
+
+    def get(self, caller: auth.Caller, slug: str) -> dict:
+        self._require_manager(caller, slug)
+        return self._shape(self.repo.find(slug))
+
+    def set_domain(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Set (or change) the workspace's domain: pending, with a new token. The same
+        domain again changes nothing. Another workspace's domain is a 409."""
+        self._require_manager(caller, slug)
+        domain = self._claimable(check(body, schemas.SET_DOMAIN)["domain"])
+
+        def work(session):
+            doc = self.repo.find(slug, session)
+            if doc is not None and doc.get("domain") == domain:
+                return doc
+            at = now()
+            fields = {"domain": domain, "token": new_token(), **states.new_domain(self.config, at), "updatedAt": at}
+            event = self.repo.event(slug, c.DOMAIN_PENDING, self._shape({**(doc or {}), **fields}))
+            if doc is None:
+                return self.repo.create(session, slug, fields, event)
+            return self.repo.update(session, slug, fields, event)
+
+        for attempt in (1, 2):
+            try:
+                return self._shape(self.repo.transaction(work))
+            except DuplicateKeyError as ex:
+                if "domain" in ((ex.details or {}).get("keyPattern") or {"domain": 1}):
+                    raise Conflict(f"domain '{domain}' is already used by another workspace") from None
+                if attempt == 2:
+                    raise Conflict("the domain configuration changed meanwhile; retry") from None
+                # Two first PUTs of one workspace raced on its document: the next try sees the winner.
+
+    def remove(self, caller: auth.Caller, slug: str) -> dict:
+        """Remove the workspace's domain; answer the configuration with status none (also
+        when there was no domain: removing nothing is not an error)."""
+        self._require_manager(caller, slug)
+
+        def work(session):
+            doc = self.repo.find(slug, session)
+            if doc is None or doc.get("status", c.NONE) == c.NONE:
+                return
+            removed = shapes.none(self.config.cname_target, domain=doc["domain"])
+            self.repo.clear(session, slug, now(), self.repo.event(slug, c.DOMAIN_REMOVED, removed))
+
+        self.repo.transaction(work)
+        return shapes.none(self.config.cname_target)
+
+    def verify_now(self, caller: auth.Caller, slug: str) -> dict:
+        """A customer's "check now": look the records up and apply the result."""
+        self._require_manager(caller, slug)
+        doc = self.repo.find(slug)
+        if doc is None or doc.get("status", c.NONE) == c.NONE:
+            raise Conflict("this workspace has no custom domain to verify: set one with PUT first")
+        return self._shape(self._apply(doc, self.checker.check(doc["domain"], doc["token"]), manual=True))
+
+    # -- the gateway's question ---------------------------------------------------------------
+
+    def resolve_host(self, host: str | None) -> dict:
+        """Which workspace's verified domain ``host`` is (internal: the gateway asks)."""
+        if not host:
+            raise BadRequest("query parameter 'host' is required")
+        try:
+            domain = names.normalize(host)
+        except BadRequest:
+            domain = None
+        slug = self.repo.owner_of_verified(domain) if domain else None
+        if slug is None:
+            raise NotFound(f"'{host}' is not a verified custom domain")
+        return {"slug": slug}
+
+    # -- the re-check worker --------------------------------------------------------------------
+
+    def claim_due(self, limit: int) -> list[dict]:
+        """Claim up to ``limit`` domains whose check is due; a worker that dies gives its
+        claims back when the lease ends."""
+        at = now()
+        return self.repo.claim_due(at, states.later(at, c.CHECK_LEASE_SECONDS), limit)
+
+    def recheck(self, doc: dict) -> dict:
+        """The worker's check of a domain it claimed; the document as it is now."""
+        return self._apply(doc, self.checker.check(doc["domain"], doc["token"]), manual=False)
+
+    # -- rules ------------------------------------------------------------------------------
+
+    def _claimable(self, raw: str) -> str:
+        """The normalised domain, unless it is not a host name or is the platform's own."""
+        domain = names.normalize(raw)
+        for own in (self.config.platform_domain, self.config.cname_target):
+            if names.within(domain, own):
+                raise BadRequest(f"field 'domain' must not be the platform's own domain ({own}) or one of its subdomains")
+        return domain
+
+    def _apply(self, checked: dict, result: CheckResult, manual: bool) -> dict | None:
+        """Apply ``result`` to the domain it was made for; return the current document."""
+        slug = checked["_id"]
+
+        def work(session):
+            doc = self.repo.find_checked(session, slug, checked["domain"], checked["token"])
+            if doc is None or doc["status"] == c.NONE:
+                return self.repo.find(slug, session)  # changed meanwhile: the result is stale
+            outcome = states.after_check(self.config, doc, result, now(), manual)
+            fields = {**outcome.changes, "updatedAt": now()}
+            event = None
+            if outcome.event is not None:
+                log.info("domain %s of %s: %s -> %s", doc["domain"], slug, doc["status"], fields["status"])
+                event = self.repo.event(slug, outcome.event, self._shape({**doc, **fields}))
+            return self.repo.update(session, slug, fields, event)
+
+        return self.repo.transaction(work)
+
+    def _shape(self, doc: dict | None) -> dict:
+        return shapes.configuration(doc, self.config.cname_target)
