@@ -181,12 +181,13 @@ class Update:
     collection: Collection
     filter: dict
     change: dict
+    upsert: bool = False
 
     def bulk_op(self) -> UpdateOne:
-        return UpdateOne(self.filter, self.change, namespace=self.collection.full_name)
+        return UpdateOne(self.filter, self.change, upsert=self.upsert, namespace=self.collection.full_name)
 
     def apply(self, session: ClientSession) -> int:
-        return self.collection.update_one(self.filter, self.change, session=session).matched_count
+        return self.collection.update_one(self.filter, self.change, upsert=self.upsert, session=session).matched_count
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Every failure is a :class:`BadRequest` whose message names the field.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import falcon
 import jsonschema
@@ -54,7 +54,10 @@ def _validator(schema: dict) -> jsonschema.Draft202012Validator:
 
 
 def check(value: Any, schema: dict) -> dict:
-    """Validate ``value``; raise BadRequest naming the first offending field."""
+    """Validate ``value`` (or what a lazy body from :func:`media` parses to); raise BadRequest
+    naming the first offending field."""
+    if callable(value):
+        value = value()
     error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
     if error is None:
         return value
@@ -88,10 +91,11 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"field '{path}': {error.message}" if path else error.message
 
 
-def media(req: falcon.Request) -> Any:
-    """The parsed JSON body of ``req`` (an absent body counts as ``{}``), for the service layer
-    to validate once it has checked who is asking."""
-    return req.get_media(default_when_empty={})
+def media(req: falcon.Request) -> Callable[[], Any]:
+    """The JSON body of ``req``, parsed when the service layer validates it (:func:`check`),
+    after it has checked who is asking: a caller without the right learns nothing from the
+    body's validation, not even whether it parses. An absent body counts as ``{}``."""
+    return lambda: req.get_media(default_when_empty={})
 
 
 def body(req: falcon.Request, schema: dict) -> dict:
