@@ -6,6 +6,7 @@ service's code, so ``create_context`` imports what it wires when it is called.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from common.config import Settings
@@ -36,6 +37,7 @@ class Context:
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
+        threading.Thread(target=self.service.warm_up, name="query-index-warm-up", daemon=True).start()
 
 
 def create_context(settings: Settings) -> Context:

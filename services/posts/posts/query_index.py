@@ -19,6 +19,7 @@ in the same query that fetches its page, catching up on the posts changed since 
 from __future__ import annotations
 
 import heapq
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -26,11 +27,15 @@ from typing import Callable, Iterable
 from sortedcontainers import SortedList
 
 LISTED, OPEN = "listed", "open"  # the populations: what everyone sees; what managers see
-SORTS: dict[str, Callable[["Entry"], tuple]] = {
-    "newest": lambda e: (-e.created, -e.oid),
-    "oldest": lambda e: (e.created, e.oid),
-    "top": lambda e: (-e.votes, -e.oid),
-    "discussed": lambda e: (-e.comments, -e.oid),
+# Each sort's key as one integer (the sort value above the 96 bits of the ObjectId, which breaks
+# ties as MongoDB's ``_id`` does), so an order holds ints rather than tuples.
+OID_BITS = 96
+OID_MASK = (1 << OID_BITS) - 1
+SORTS: dict[str, Callable[["Entry"], int]] = {
+    "newest": lambda e: -((e.created << OID_BITS) | e.oid),
+    "oldest": lambda e: (e.created << OID_BITS) | e.oid,
+    "top": lambda e: -((e.votes << OID_BITS) | e.oid),
+    "discussed": lambda e: -((e.comments << OID_BITS) | e.oid),
 }
 # A filtered page walks its sorted order at most this many entries (or WALK_PER_ITEM per item
 # wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
@@ -46,12 +51,12 @@ class Entry:
     moderation: str
     listed: bool
     merged: bool
-    created: float  # milliseconds since the epoch
+    created: int  # milliseconds since the epoch
     votes: int
     comments: int  # public comments
     title: str
-    terms: tuple[str, ...]
-    title_terms: tuple[str, ...]
+    terms: tuple[str, ...]  # its search terms (posts.text.index_terms), each also in the postings
+    title_terms: tuple[str, ...]  # what search scores
     changed: int  # changedAt (ns) of the document this entry was made from
 
     @classmethod
@@ -63,12 +68,12 @@ class Entry:
             moderation=doc["moderationState"],
             listed=bool(doc.get("listed")),
             merged=bool(doc.get("mergedInto")),
-            created=doc["createdAt"].timestamp() * 1000,
+            created=round(doc["createdAt"].timestamp() * 1000),
             votes=doc.get("voteCount", 0),
             comments=doc.get("commentCount", 0),
             title=doc["title"],
-            terms=tuple(doc.get("terms", ())),
-            title_terms=tuple(doc.get("titleTerms", ())),
+            terms=tuple(sys.intern(t) for t in doc.get("terms", ())),
+            title_terms=tuple(sys.intern(t) for t in doc.get("titleTerms", ())),
             changed=doc.get("changedAt", 0),
         )
 
@@ -94,8 +99,13 @@ class WorkspaceIndex:
         self.postings: dict[str, set[int]] = {}
         self.clocks = dict(clocks)  # change clock -> the count this index has caught up with
         self.watermark = 0  # the newest changedAt applied
-        for doc in docs:
-            self.apply(doc)
+        for doc in docs:  # the orders are sorted once at the end, not entry by entry
+            entry = Entry.from_doc(doc)
+            if entry.oid not in self.entries:
+                self._add(entry, ordered=False)
+                self.watermark = max(self.watermark, entry.changed)
+        for (pop, sort), order in self.orders.items():
+            order.update(SORTS[sort](self.entries[oid]) for oid in self.members[pop])
 
     # -- changes ------------------------------------------------------------------------------
 
@@ -112,12 +122,13 @@ class WorkspaceIndex:
             self._add(entry)
             self.watermark = max(self.watermark, entry.changed)
 
-    def _add(self, e: Entry) -> None:
+    def _add(self, e: Entry, ordered: bool = True) -> None:
         self.entries[e.oid] = e
         for pop in e.populations():
             self.members[pop].add(e.oid)
-            for sort, key in SORTS.items():
-                self.orders[(pop, sort)].add(key(e))
+            if ordered:
+                for sort, key in SORTS.items():
+                    self.orders[(pop, sort)].add(key(e))
         self.by_board.setdefault(e.board, set()).add(e.oid)
         self.by_status.setdefault(e.status, set()).add(e.oid)
         self.by_moderation.setdefault(e.moderation, set()).add(e.oid)
@@ -165,12 +176,12 @@ class WorkspaceIndex:
             ]
             order = self.orders[(pop, sort)]
             if not filters:
-                return [self.entries[abs(k[-1])] for k in order.islice(offset, offset + limit)]
+                return [self.entries[abs(k) & OID_MASK] for k in order.islice(offset, offset + limit)]
             wanted = offset + limit
             found: list[int] = []
             budget = max(WALK_MIN, WALK_PER_ITEM * wanted)
             for steps, key in enumerate(order):
-                oid = abs(key[-1])
+                oid = abs(key) & OID_MASK
                 if all(oid in s for s in filters):
                     found.append(oid)
                     if len(found) == wanted:

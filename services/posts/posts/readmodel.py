@@ -158,6 +158,10 @@ class Workspaces:
         self.apply(body)
         return self._remember(Snapshot.from_doc(body))
 
+    def known(self) -> list[str]:
+        """Every workspace in the read model (read from the database)."""
+        return [doc["_id"] for doc in self.repo.workspace_views_since(None)]
+
     # -- the in-memory mirror --------------------------------------------------------------
 
     def _polling_healthy(self) -> bool:

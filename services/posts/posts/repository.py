@@ -100,11 +100,12 @@ class PostRepository:
 
     # -- the query index's reads ------------------------------------------------------------
 
-    def index_source(self, slug: str) -> tuple[list[dict], dict[str, int]]:
+    def index_source(self, slug: str) -> tuple[Iterable[dict], dict[str, int]]:
         """What a workspace's query index is built from: its change clocks, read first (so a
-        change committed during the scan shows as a moved clock later), then every post."""
+        change committed during the scan shows as a moved clock later), then every post
+        (streamed: the index keeps what it needs of each)."""
         clocks = self.clocks(slug)
-        return list(self.posts.find({"workspace": slug}, projection=INDEXED)), clocks
+        return self.posts.find({"workspace": slug}, projection=INDEXED, batch_size=1000), clocks
 
     def clocks(self, slug: str) -> dict[str, int]:
         return {d["_id"]: d.get("n", 0) for d in self.posts.find({"_id": {"$in": clock_ids(slug)}})}

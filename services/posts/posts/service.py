@@ -21,6 +21,8 @@ others are merged into is 409; a post into itself 400.
 
 from __future__ import annotations
 
+import gc
+import logging
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,6 +40,7 @@ from posts.query_index import Entry, QueryIndexes, WorkspaceIndex, oid_hex
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 
+log = logging.getLogger(__name__)
 ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
 
 
@@ -173,7 +176,20 @@ class PostService:
 
     def _build_index(self, slug: str) -> WorkspaceIndex:
         docs, clocks = self.repo.index_source(slug)
-        return WorkspaceIndex(docs, clocks)
+        index = WorkspaceIndex(docs, clocks)
+        # The index is hundreds of thousands of long-lived objects: out of the garbage
+        # collector's full passes, which would otherwise walk them all, often, under load.
+        gc.freeze()
+        return index
+
+    def warm_up(self) -> None:
+        """Build every known workspace's query index (an API process does it at start, so
+        first requests find it built; one that comes first waits for that build only)."""
+        for slug in self.workspaces.known():
+            try:
+                self.indexes.get(slug)
+            except Exception:  # noqa: BLE001 - a request builds it later; warming up is best effort
+                log.warning("could not build the query index of %s at start", slug, exc_info=True)
 
     def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)

@@ -1,0 +1,176 @@
+"""Board-scale reads: every read a board page uses, at 1,000, 10,000 and 50,000 posts.
+
+    .venv/bin/python bench/scale_bench.py [--sizes 1000,10000,50000] [--requests 60]
+
+Starts its own platform on the default install (local stand-ins, rate limits off: this measures
+reads, not limits), seeds one workspace per size (a few hundred posts through the API, the rest
+written straight to the database with the service's own document builder, with comments on one
+post), then prints figures only:
+
+- p50/p95 through the gateway, one request at a time, of each read a board page uses, at each
+  size, and the ratio of each to its figure at the smallest size;
+- list throughput under 16 connections (wrk) at each size, beside the trivial-Falcon ceiling;
+- the posts API processes' resident memory after each size is loaded, per 10,000 posts;
+- the first request of each workspace (its query index being built) and the start-up of a new
+  posts API process answering a request on the largest workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import urllib3
+
+from harness import ensure_wrk, machine, rss_mb, process_tree, start_ceiling, wait_up, wrk
+from posts_bench import generated_post
+
+STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
+READS = {
+    "list newest": "/posts?limit=20",
+    "list top": "/posts?limit=20&sort=top",
+    "list board+status": "/posts?limit=20&board=features&status=planned",
+    "list page 26": "/posts?limit=20&offset=500&sort=discussed",
+    "list q": "/posts?limit=20&q=export",
+    "roadmap": "/roadmap",
+    "search": "/posts/search?q=export%20my%20reports%20to%20a%20spreadsheet",
+    "comments": "/posts/{hot}/comments?limit=100",
+    "agent-context": "/agent-context",
+}
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return 1000 * statistics.median(ordered), 1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--requests", type=int, default=60)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    from bson import ObjectId
+    from pymongo import MongoClient
+
+    from common import auth
+    from common.devstack import LocalStack, free_port
+    from common.ids import now
+    from posts.service import new_post
+
+    print(f"machine: {machine()}")
+    ensure_wrk()
+    off = {name: "0/60" for name in ("RATE_LIMIT_WRITES", "RATE_LIMIT_WRITES_PER_ADDRESS", "RATE_LIMIT_SEARCHES",
+                                      "RATE_LIMIT_SEARCHES_PER_ADDRESS", "RATE_LIMIT_API_KEYS", "RATE_LIMIT_AUTH_FAILURES")}
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="scale-bench-")), extra_env=off)
+    stack.start()
+    ceiling_port = free_port()
+    start_ceiling(ceiling_port)
+    wait_up(f"http://127.0.0.1:{ceiling_port}/hello", timeout=30)
+    http = urllib3.PoolManager(maxsize=4)
+    db = MongoClient(stack.mongodb_uri)["feedback_posts"]
+    try:
+
+        def call(method, path, body=None, key=None):
+            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+            r = http.request(method, stack.url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
+            assert r.status < 300, (path, r.status, r.data[:300])
+            return json.loads(r.data or b"null")
+
+        results: dict[int, dict[str, tuple[float, float]]] = {}
+        throughput, memory, first = {}, {}, {}
+        for size in sizes:
+            slug = f"scale-{size}-{uuid.uuid4().hex[:4]}"
+            created = call("POST", "/workspaces", {"slug": slug, "name": f"Scale {size}"}, stack.admin_token)
+            key = created["apiKey"]
+            board = call("POST", f"/workspaces/{slug}/boards", {"slug": "features", "name": "Features"}, key)
+            other = call("POST", f"/workspaces/{slug}/boards", {"slug": "bugs", "name": "Bugs"}, key)
+            hot = call("POST", f"/workspaces/{slug}/posts", {"boardSlug": "features", "title": "Export my reports", "content": "x"}, key)["id"]
+            rng = random.Random(size)
+            manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
+            batch, t0 = [], now()
+            for i in range(size - 1):
+                title, content = generated_post(rng)
+                doc = new_post(slug, rng.choice((board["id"], other["id"])), title, content, rng.choice(STATUSES), manager)
+                doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=size - i)
+                doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
+                batch.append(doc)
+                if len(batch) == 2000:
+                    db.posts.insert_many(batch)
+                    batch = []
+            if batch:
+                db.posts.insert_many(batch)
+            comments = [
+                {"workspace": slug, "postId": ObjectId(hot), "parentId": None, "path": f"{i:06d}",
+                 "depth": 0, "content": f"Me too {i}", "authorId": f"u{i}", "isTeamMember": False, "isPrivate": False,
+                 "createdAt": t0}
+                for i in range(2000)
+            ]
+            db.comments.insert_many(comments)
+
+            started = time.perf_counter()
+            call("GET", f"/workspaces/{slug}/posts?limit=20", key=key)  # builds this workspace's index (one process)
+            first[size] = 1000 * (time.perf_counter() - started)
+            # Every gunicorn worker builds its own index on its first request for the workspace:
+            # a load over many connections reaches them all before anything is measured.
+            wrk(f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", seconds=max(4, size // 5000), connections=16)
+
+            results[size] = {}
+            for name, suffix in READS.items():
+                path = f"/workspaces/{slug}" + suffix.format(hot=hot)
+                key_for = key if name == "agent-context" else None
+                call("GET", path, key=key_for)
+                samples = []
+                for _ in range(args.requests):
+                    t = time.perf_counter()
+                    call("GET", path, key=key_for)
+                    samples.append(time.perf_counter() - t)
+                results[size][name] = percentiles(samples)
+            load = wrk(f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", seconds=6, connections=16)
+            throughput[size] = load.rps
+            api = stack.processes["posts-api"].popen.pid
+            memory[size] = sum(rss_mb(p) for p in process_tree(api))
+            print(f"seeded and measured {size} posts", flush=True)
+
+        ceiling = wrk(f"http://127.0.0.1:{ceiling_port}/hello", seconds=6, connections=16)
+        # A new posts API process: how long until it answers a list of the largest workspace.
+        stack.processes["posts-api"].stop()
+        started = time.perf_counter()
+        stack.processes["posts-api"].start()
+        port = stack.service_ports["posts"]
+        wait_up(f"http://127.0.0.1:{port}/healthz", timeout=60)
+        up = time.perf_counter() - started
+        call("GET", f"/workspaces/{slug}/posts?limit=20")
+        answered = time.perf_counter() - started
+
+        smallest = sizes[0]
+        print("\np50 / p95 ms through the gateway, one request at a time (ratio of p50 to the smallest size):")
+        print(f"{'read':20}" + "".join(f"{size:>26}" for size in sizes))
+        for name in READS:
+            row = f"{name:20}"
+            for size in sizes:
+                p50, p95 = results[size][name]
+                ratio = p50 / results[smallest][name][0]
+                row += f"{p50:9.1f} / {p95:6.1f} ({ratio:4.2f}x)"
+            print(row)
+        print(f"\nlist (sort=top) throughput, 16 connections: " + ", ".join(f"{size}: {throughput[size]:.0f} req/s" for size in sizes)
+              + f"; trivial Falcon ceiling {ceiling.rps:.0f} req/s")
+        print("posts API RSS (all its processes) after each size: " + ", ".join(f"{size}: {memory[size]:.0f} MB" for size in sizes))
+        total = sum(sizes)
+        print(f"  about {(memory[sizes[-1]] - memory[sizes[0]]) / (total - sizes[0]) * 10_000:.0f} MB per 10,000 posts held (all processes)")
+        print("first request of each workspace (index built): " + ", ".join(f"{size}: {first[size]:.0f} ms" for size in sizes))
+        print(f"a new posts API process: healthy after {up:.1f} s, first list of the {sizes[-1]}-post workspace answered after {answered:.1f} s")
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()
