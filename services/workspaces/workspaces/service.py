@@ -71,6 +71,7 @@ class WorkspaceService:
 
     def update_settings(self, caller: auth.Caller, slug: str, body) -> dict:
         auth.require_manager(caller, slug)
+        body = body() if callable(body) else body  # a body handed over unparsed is parsed now, after the check
         if isinstance(body, dict) and "logo" in body:
             # Settings show the logo, but it belongs to the workspace: say where to set it.
             raise BadRequest("field 'logo' is read-only: set it with PATCH /v1/workspaces/{slug}")
