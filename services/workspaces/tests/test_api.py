@@ -1,4 +1,4 @@
-"""The workspaces service through the gateway: shapes, errors and rules of endpoints 10-12, 16-17."""
+"""The workspaces service through the gateway: shapes, status codes and error bodies of its routes."""
 
 import pytest
 
@@ -44,7 +44,7 @@ def test_create_workspace_errors(api, admin_token, workspace):
     assert_error(api.post("/workspaces", key="wrong-token", json={"slug": unique_slug(), "name": "x"}), 403)
 
 
-# -- settings (12) ---------------------------------------------------------------------
+# -- settings --------------------------------------------------------------------------
 
 
 def test_settings_patch_returns_every_field(api, workspace):
@@ -120,7 +120,7 @@ def test_unknown_workspace_is_404(api, admin_token):
     assert_error(api.get("/workspaces/no-such-ws/agent-context", key=admin_token), 404)
 
 
-# -- branding (10) ---------------------------------------------------------------------
+# -- branding --------------------------------------------------------------------------
 
 
 def test_branding_is_public_and_hides_secrets(api, workspace):
@@ -201,7 +201,7 @@ def test_bad_credentials(api, workspace):
     assert_error(api.get(f"{workspace.path}/settings", user="not-a-jwt"), 401)
 
 
-# -- changelogs (16, 17) -----------------------------------------------------------------
+# -- changelogs -------------------------------------------------------------------------
 
 CHANGELOG_FIELDS = {"id", "title", "slug", "content", "publishedAt", "postIds", "createdAt"}
 
@@ -250,7 +250,7 @@ def test_changelog_errors(api, workspace, other_workspace):
     assert_error(api.get(f"{base}?limit=0"), 400)
 
 
-# -- agent context (11) -----------------------------------------------------------------
+# -- agent context ----------------------------------------------------------------------
 
 
 def test_agent_context(api, workspace):

@@ -50,6 +50,12 @@ COLLECTIONS = ("workspaces", "api_keys", "changelogs", "outbox", "processed_even
 # How many published changelog entries the agent context lists, newest first.
 AGENT_CONTEXT_CHANGELOGS = 5
 
+CHANGELOG_LIMIT = (20, 100)  # default, maximum entries of a changelog list
+
+# Roles an API key can have, and the one a key gets unless asked otherwise.
+KEY_ROLES = ("manager",)
+DEFAULT_KEY_ROLE = "manager"
+
 THEMES = ("light", "dark", "system")
 
 DEFAULT_STATUSES = (

@@ -50,10 +50,12 @@ def create_context(settings: Settings) -> Context:
     from common.internal import InternalClient
     from workspaces.models import ALIAS
     from workspaces.post_directory import PostDirectory
-    from workspaces.services import WorkspaceService
+    from workspaces.repository import WorkspaceRepository
+    from workspaces.service import WorkspaceService
 
     store = Store(settings, ALIAS)
-    return Context(settings, store, WorkspaceService(store, PostDirectory(InternalClient(settings, timeout=5))))
+    posts = PostDirectory(InternalClient(settings, timeout=5))
+    return Context(settings, store, WorkspaceService(WorkspaceRepository(store), posts))
 
 
 @hookimpl

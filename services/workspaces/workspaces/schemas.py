@@ -1,11 +1,11 @@
 """Request bodies the workspaces service accepts (JSON Schema, strict)."""
 
 from common.validation import BOOLEAN, obj, string
+from workspaces import contract
 
 SLUG = r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
 COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
 HTTPS_URL = r"^https?://[^\s]+$"
-THEMES = ["light", "dark", "system"]
 MAX_POST_IDS = 100
 ORDER = {"type": "integer", "minimum": 0, "maximum": 1000}
 
@@ -18,7 +18,7 @@ UPDATE_WORKSPACE = obj({"name": string(100, 1), "logo": {"type": ["string", "nul
 SETTINGS = obj(
     {
         "primaryColor": string(7, pattern=COLOR),
-        "theme": {"type": "string", "enum": THEMES},
+        "theme": {"type": "string", "enum": list(contract.THEMES)},
         "hidePoweredBy": BOOLEAN,
         "anonSubmit": BOOLEAN,
         "anonVote": BOOLEAN,
@@ -44,7 +44,7 @@ UPDATE_STATUS = obj(
     {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": ORDER, "roadmap": BOOLEAN}
 )
 
-CREATE_API_KEY = obj({"name": string(100, 1), "role": {"type": "string", "enum": ["manager"]}}, required=("name",))
+CREATE_API_KEY = obj({"name": string(100, 1), "role": {"type": "string", "enum": list(contract.KEY_ROLES)}}, required=("name",))
 
 POST_IDS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": MAX_POST_IDS}
 CREATE_CHANGELOG = obj(

@@ -1,5 +1,11 @@
-"""Response shapes, exactly as the spec names the fields (sections 2.2, 2.4, 2.7-2.9)."""
+"""Response and event shapes (fields as the OpenAPI document, ``workspaces/openapi.yaml``,
+names them), built from stored documents."""
 
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from common import auth
 from common.ids import iso
 from workspaces.contract import DEFAULT_STATUS
 
@@ -67,6 +73,22 @@ def api_key(doc: dict) -> dict:
         "createdAt": iso(doc["createdAt"]),
         "revokedAt": iso(doc.get("revokedAt")),
     }
+
+
+def agent_context(doc: dict, recent: list[dict]) -> dict:
+    """The workspace as the team's agents need it: name, voice, boards, statuses, recent news."""
+    return {
+        "workspace": {"slug": doc["_id"], "name": doc["name"]},
+        "brandVoice": doc.get("settings", {}).get("brandVoice", ""),
+        "boards": [board(b) for b in doc.get("boards", [])],
+        "statuses": [status(s) for s in doc.get("statuses", [])],
+        "recentChangelogs": [{"title": c["title"], "content": c["content"]} for c in recent],
+    }
+
+
+def caller(who: auth.Caller) -> dict:
+    """The identity the gateway forwards (internal): the caller's fields that are set."""
+    return {k: v for k, v in asdict(who).items() if v is not None}
 
 
 def default_status(doc: dict) -> str | None:

@@ -1,0 +1,333 @@
+"""The workspaces service's rules, in process against the real local database: no gateway, no
+Kafka, no posts service (changelog ``postIds`` are checked by a stand-in directory where a
+test needs it)."""
+
+import uuid
+
+import jwt
+import pytest
+
+from common import auth
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from workspaces import contract
+from workspaces.service import WorkspaceService
+
+ADMIN = auth.Caller(kind=auth.ADMIN)
+ANONYMOUS = auth.Caller()
+SECRET = "a-shared-secret-long-enough-for-hs256"
+
+
+@pytest.fixture(scope="module")
+def context(service_context):
+    return service_context("workspaces")
+
+
+@pytest.fixture
+def slug(context):
+    slug = f"unit-{uuid.uuid4().hex[:10]}"
+    context.service.create(ADMIN, {"slug": slug, "name": "Unit"})
+    return slug
+
+
+def manager(slug, key_id="k1"):
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id=key_id)
+
+
+def user(slug):
+    return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{uuid.uuid4().hex[:8]}")
+
+
+def events(context, slug, type_):
+    """The data of every ``type_`` event of ``slug`` in the outbox, oldest first."""
+    docs = context.store.db["outbox"].find({"key": slug, "event.type": type_}, sort=[("at", 1)])
+    return [d["event"]["data"] for d in docs]
+
+
+class Directory:
+    """The posts service as the changelog check sees it: these ids are posts of every workspace."""
+
+    def __init__(self, *known):
+        self.known = set(known)
+
+    def unknown(self, slug, ids):
+        return [i for i in ids if i not in self.known]
+
+
+# -- workspaces ------------------------------------------------------------------------------
+
+
+def test_only_the_operator_creates_workspaces_and_who_comes_before_what(context, slug):
+    for caller, error in ((ANONYMOUS, Unauthorized), (user(slug), Forbidden), (manager(slug), Forbidden)):
+        with pytest.raises(error):
+            context.service.create(caller, {"slug": f"x-{uuid.uuid4().hex[:8]}", "name": "X"})
+        with pytest.raises(error):
+            context.service.create(caller, {"not": "even valid"})
+    with pytest.raises(BadRequest):
+        context.service.create(ADMIN, {"slug": "Bad Slug!", "name": "X"})
+    with pytest.raises(Conflict):
+        context.service.create(ADMIN, {"slug": slug, "name": "Again"})
+
+
+def test_a_new_workspace_has_default_statuses_a_working_key_and_an_event(context):
+    slug = f"unit-{uuid.uuid4().hex[:10]}"
+    created = context.service.create(ADMIN, {"slug": slug, "name": "Acme"})
+    assert created["workspace"]["slug"] == slug and created["workspace"]["name"] == "Acme"
+    statuses = [s["slug"] for s in context.service.statuses(ANONYMOUS, slug)["items"]]
+    assert statuses == [s for s, *_ in contract.DEFAULT_STATUSES]
+    who = context.service.identify({"workspace": slug, "apiKey": created["apiKey"]})
+    assert who["kind"] == auth.MANAGER and who["workspace"] == slug and who["name"] == "Default manager key"
+    keys = context.service.api_keys(manager(slug), slug)["items"]
+    assert [k["id"] for k in keys] == [who["key_id"]] and keys[0]["role"] == contract.DEFAULT_KEY_ROLE
+    assert created["apiKey"] not in str(keys)
+    (snapshot,) = events(context, slug, contract.WORKSPACE_CREATED)
+    assert snapshot["version"] == 1 and snapshot["defaultStatus"] == "open"
+
+
+def test_only_managers_of_the_workspace_change_it(context, slug):
+    other = f"unit-{uuid.uuid4().hex[:10]}"
+    context.service.create(ADMIN, {"slug": other, "name": "Other"})
+    changes = [
+        lambda c: context.service.update(c, slug, {"name": "Renamed"}),
+        lambda c: context.service.update_settings(c, slug, {"theme": "dark"}),
+        lambda c: context.service.add_board(c, slug, {"slug": "ideas", "name": "Ideas"}),
+        lambda c: context.service.add_status(c, slug, {"slug": "new", "name": "New", "color": "#000"}),
+        lambda c: context.service.update_status(c, slug, "open", {"name": "Fresh"}),
+        lambda c: context.service.create_key(c, slug, {"name": "CI"}),
+        lambda c: context.service.revoke_key(c, slug, "nope"),
+        lambda c: context.service.create_changelog(c, slug, {"title": "T", "slug": "t", "content": "c"}),
+        lambda c: context.service.update_changelog(c, slug, "0" * 24, {"title": "x"}),
+        lambda c: context.service.agent_context(c, slug),
+        lambda c: context.service.api_keys(c, slug),
+        lambda c: context.service.settings(c, slug),
+    ]
+    for change in changes:
+        with pytest.raises(Unauthorized):
+            change(ANONYMOUS)
+        for caller in (user(slug), manager(other)):
+            with pytest.raises(Forbidden):
+                change(caller)
+    assert context.service.get(ANONYMOUS, slug)["name"] == "Unit"
+    assert events(context, slug, contract.WORKSPACE_UPDATED) == []
+
+
+def test_a_non_manager_learns_nothing_from_validation(context, slug):
+    with pytest.raises(Forbidden):
+        context.service.add_board(user(slug), slug, {"slug": "UPPER"})
+    with pytest.raises(Forbidden):
+        context.service.update_settings(user(slug), slug, {"logo": "https://example.com/x.png"})
+    with pytest.raises(Unauthorized):
+        context.service.create_changelog(ANONYMOUS, slug, [1, 2])
+
+
+def test_the_operator_manages_any_workspace_and_finds_unknown_ones_missing(context, slug):
+    assert context.service.update(ADMIN, slug, {"name": "By operator"})["name"] == "By operator"
+    for call in (
+        lambda: context.service.settings(ADMIN, "no-such-ws"),
+        lambda: context.service.update_settings(ADMIN, "no-such-ws", {"theme": "dark"}),
+        lambda: context.service.agent_context(ADMIN, "no-such-ws"),
+        lambda: context.service.api_keys(ADMIN, "no-such-ws"),
+        lambda: context.service.branding(ANONYMOUS, "no-such-ws"),
+        lambda: context.service.snapshot("no-such-ws"),
+    ):
+        with pytest.raises(NotFound):
+            call()
+
+
+def test_every_change_bumps_the_version_and_publishes_the_snapshot(context, slug):
+    context.service.update(manager(slug), slug, {"name": "Renamed"})
+    context.service.update_settings(manager(slug), slug, {"anonVote": True})
+    context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Ideas"})
+    published = events(context, slug, contract.WORKSPACE_UPDATED)
+    assert [s["version"] for s in published] == [2, 3, 4]
+    assert published[-1] == context.service.snapshot(slug)
+    assert published[-1]["name"] == "Renamed" and published[-1]["anonVote"] is True
+    # A change that changes nothing is no change: no version, no event.
+    context.service.update(manager(slug), slug, {})
+    context.service.update_settings(manager(slug), slug, {})
+    assert context.service.snapshot(slug)["version"] == 4
+
+
+# -- settings, branding, snapshot ------------------------------------------------------------
+
+
+def test_settings_are_the_managers_and_the_sso_secret_stays_there(context, slug):
+    shown = context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET, "primaryColor": "#123456"})
+    assert shown["ssoSecret"] == SECRET and shown["primaryColor"] == "#123456"
+    assert context.service.settings(manager(slug), slug) == shown
+    for caller, error in ((ANONYMOUS, Unauthorized), (user(slug), Forbidden), (manager("elsewhere"), Forbidden)):
+        with pytest.raises(error):
+            context.service.settings(caller, slug)
+    context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Ideas"})
+    for public in (
+        context.service.branding(ANONYMOUS, slug),
+        context.service.snapshot(slug),
+        context.service.agent_context(manager(slug), slug),
+        *events(context, slug, contract.WORKSPACE_UPDATED),
+    ):
+        assert SECRET not in str(public)
+    assert context.service.branding(ANONYMOUS, slug)["primaryColor"] == "#123456"
+
+
+def test_settings_refuse_the_logo_and_say_where_it_is_set(context, slug):
+    with pytest.raises(BadRequest) as refused:
+        context.service.update_settings(manager(slug), slug, {"logo": "https://example.com/x.png"})
+    assert refused.value.message == "field 'logo' is read-only: set it with PATCH /v1/workspaces/{slug}"
+    context.service.update(manager(slug), slug, {"logo": "https://example.com/x.png"})
+    assert context.service.settings(manager(slug), slug)["logo"] == "https://example.com/x.png"
+    assert context.service.branding(ANONYMOUS, slug)["workspace"]["logo"] == "https://example.com/x.png"
+
+
+def test_branding_shows_the_verified_custom_domain_only(context, slug):
+    context.service.set_custom_domain(slug, "feedback.example.com")
+    assert context.service.branding(ANONYMOUS, slug)["customDomain"] == "feedback.example.com"
+    context.service.set_custom_domain(slug, None)
+    assert context.service.branding(ANONYMOUS, slug)["customDomain"] is None
+    context.service.set_custom_domain("no-such-ws", "x.example.com")  # ignored, no error
+
+
+# -- boards and statuses ---------------------------------------------------------------------
+
+
+def test_board_slugs_are_unique_in_a_workspace(context, slug):
+    board = context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Ideas"})
+    assert set(board) == {"id", "slug", "name"}
+    with pytest.raises(Conflict):
+        context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Again"})
+    assert context.service.boards(ANONYMOUS, slug)["items"] == [board]
+
+
+def test_statuses_are_added_at_their_order_moved_and_unique(context, slug):
+    added = context.service.add_status(manager(slug), slug, {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1})
+    assert added == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True}
+    with pytest.raises(Conflict):
+        context.service.add_status(manager(slug), slug, {"slug": "open", "name": "Open", "color": "#000"})
+    moved = context.service.update_status(manager(slug), slug, "shipped", {"order": 6, "roadmap": False, "name": "Released"})
+    assert moved == {"slug": "shipped", "name": "Released", "color": "#0f0", "order": 6, "roadmap": False}
+    slugs = [s["slug"] for s in context.service.statuses(ANONYMOUS, slug)["items"]]
+    assert slugs == ["open", "under-review", "planned", "in-progress", "complete", "closed", "shipped"]
+    with pytest.raises(NotFound):
+        context.service.update_status(manager(slug), slug, "nope", {"name": "x"})
+
+
+def test_a_status_edit_never_overwrites_a_change_made_since_it_read(context, slug, monkeypatch):
+    repo = context.service.repo
+    read = repo.find_workspace
+
+    def read_then_someone_else_changes(s):
+        doc = read(s)
+        monkeypatch.setattr(repo, "find_workspace", read)
+        context.service.add_status(manager(slug), slug, {"slug": "meanwhile", "name": "Meanwhile", "color": "#000"})
+        return doc
+
+    monkeypatch.setattr(repo, "find_workspace", read_then_someone_else_changes)
+    with pytest.raises(Conflict):
+        context.service.update_status(manager(slug), slug, "open", {"name": "Fresh"})
+    statuses = {s["slug"]: s["name"] for s in context.service.statuses(ANONYMOUS, slug)["items"]}
+    assert statuses["meanwhile"] == "Meanwhile" and statuses["open"] == "Open"
+
+
+def test_new_posts_get_open_while_it_exists(context, slug):
+    context.service.add_status(manager(slug), slug, {"slug": "triage", "name": "Triage", "color": "#000", "order": 0})
+    assert context.service.snapshot(slug)["defaultStatus"] == "open"
+
+
+# -- API keys and identity -------------------------------------------------------------------
+
+
+def test_a_revoked_key_identifies_nobody_and_revoking_twice_keeps_the_first_time(context, slug):
+    created = context.service.create_key(manager(slug), slug, {"name": "CI"})
+    assert created["key"].startswith("fbk_") and created["prefix"] == created["key"][:12]
+    assert context.service.identify({"workspace": slug, "apiKey": created["key"]})["key_id"] == created["id"]
+    revoked = context.service.revoke_key(manager(slug), slug, created["id"])
+    assert revoked["revokedAt"] is not None
+    assert context.service.revoke_key(manager(slug), slug, created["id"])["revokedAt"] == revoked["revokedAt"]
+    with pytest.raises(Unauthorized, match="revoked"):
+        context.service.identify({"workspace": slug, "apiKey": created["key"]})
+    with pytest.raises(NotFound):
+        context.service.revoke_key(manager(slug), slug, "nope")
+
+
+def test_a_key_cannot_be_revoked_through_another_workspace(context, slug):
+    other = f"unit-{uuid.uuid4().hex[:10]}"
+    context.service.create(ADMIN, {"slug": other, "name": "Other"})
+    created = context.service.create_key(manager(slug), slug, {"name": "CI"})
+    with pytest.raises(NotFound):
+        context.service.revoke_key(manager(other), other, created["id"])
+    assert context.service.identify({"workspace": slug, "apiKey": created["key"]})["kind"] == auth.MANAGER
+
+
+def test_forged_keys_are_refused(context, slug):
+    key = context.service.create_key(manager(slug), slug, {"name": "CI"})["key"]
+    for forged in (key[:-1] + ("A" if key[-1] != "A" else "B"), "fbk_0000000000000000_nope", "not-a-key"):
+        with pytest.raises(Unauthorized, match="invalid API key"):
+            context.service.identify({"workspace": slug, "apiKey": forged})
+
+
+def test_user_tokens_need_the_workspaces_sso_secret(context, slug):
+    token = jwt.encode({"id": "u1", "name": "Ann", "email": "ann@example.com"}, SECRET, algorithm="HS256")
+    with pytest.raises(Unauthorized, match="no ssoSecret"):
+        context.service.identify({"workspace": slug, "userToken": token})
+    context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET})
+    who = context.service.identify({"workspace": slug, "userToken": token})
+    assert who == {"kind": auth.USER, "workspace": slug, "user_id": "sso:u1", "name": "Ann", "email": "ann@example.com"}
+    forged = jwt.encode({"id": "u1"}, "another-secret-long-enough-for-hs256", algorithm="HS256")
+    with pytest.raises(Unauthorized, match="invalid user token"):
+        context.service.identify({"workspace": slug, "userToken": forged})
+    anonymous = jwt.encode({"name": "nobody"}, SECRET, algorithm="HS256")
+    with pytest.raises(Unauthorized, match="'id' or 'email'"):
+        context.service.identify({"workspace": slug, "userToken": anonymous})
+
+
+# -- changelogs ------------------------------------------------------------------------------
+
+
+def test_drafts_are_hidden_from_everyone_but_managers(context, slug):
+    draft = context.service.create_changelog(manager(slug), slug, {"title": "Soon", "slug": "soon", "content": "c"})
+    assert draft["publishedAt"] is None
+    for caller in (ANONYMOUS, user(slug), manager("elsewhere")):
+        with pytest.raises(NotFound):
+            context.service.changelog(caller, slug, draft["id"])
+        assert context.service.changelogs(caller, slug, 20, 0)["items"] == []
+    assert context.service.changelog(ADMIN, slug, draft["id"]) == draft
+    assert [c["id"] for c in context.service.changelogs(manager(slug), slug, 20, 0)["items"]] == [draft["id"]]
+    assert "Soon" not in str(context.service.agent_context(manager(slug), slug))
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == []
+
+    published = context.service.update_changelog(manager(slug), slug, draft["id"], {"publish": True})
+    assert published["publishedAt"] is not None
+    assert context.service.changelog(ANONYMOUS, slug, draft["id"]) == published
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [published]
+
+
+def test_an_entry_is_published_once_and_never_unpublished(context, slug):
+    entry = context.service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c", "publish": True})
+    again = context.service.update_changelog(manager(slug), slug, entry["id"], {"publish": True})
+    assert again["publishedAt"] == entry["publishedAt"]
+    with pytest.raises(Conflict):
+        context.service.update_changelog(manager(slug), slug, entry["id"], {"publish": False})
+    with pytest.raises(Conflict):
+        context.service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c"})
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [entry]
+    with pytest.raises(NotFound):
+        context.service.update_changelog(manager(slug), slug, "not-an-id", {"title": "x"})
+
+
+def test_changelog_post_ids_must_be_posts_of_the_workspace(context, slug):
+    known = "a" * 24
+    service = WorkspaceService(context.service.repo, Directory(known))
+    with pytest.raises(BadRequest, match="unknown post"):
+        service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c", "postIds": ["b" * 24]})
+    entry = service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c", "postIds": [known, known]})
+    assert entry["postIds"] == [known]
+    with pytest.raises(BadRequest, match="unknown post"):
+        service.update_changelog(manager(slug), slug, entry["id"], {"postIds": [known, "c" * 24]})
+
+
+def test_agent_context_lists_the_latest_published_entries(context, slug):
+    context.service.update_settings(manager(slug), slug, {"brandVoice": "Plain words."})
+    for i in range(contract.AGENT_CONTEXT_CHANGELOGS + 2):
+        context.service.create_changelog(manager(slug), slug, {"title": f"v{i}", "slug": f"v{i}", "content": "c", "publish": True})
+    shown = context.service.agent_context(manager(slug), slug)
+    assert shown["brandVoice"] == "Plain words."
+    newest = [f"v{i}" for i in reversed(range(2, contract.AGENT_CONTEXT_CHANGELOGS + 2))]
+    assert [c["title"] for c in shown["recentChangelogs"]] == newest

@@ -1,0 +1,145 @@
+"""Every database command and outbox write of the workspaces service.
+
+The service layer decides; this module knows where things are stored. A change others
+should hear of commits in one transaction with its outbox event (:meth:`transaction`,
+:meth:`publish`). Boards and statuses live inside their workspace document
+(:mod:`workspaces.models`), so each change to a workspace is one atomic update that returns
+the document its snapshot event is built from.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from bson import ObjectId
+from pymongo import ReturnDocument
+from pymongo.client_session import ClientSession
+
+from common.db import Insert, Store, new_document
+from common.events import Outbox
+from workspaces import contract
+from workspaces.models import ApiKey, Board, Changelog, Status, Workspace
+
+T = TypeVar("T")
+
+
+class WorkspaceRepository:
+    def __init__(self, store: Store):
+        self.store = store
+        self.outbox = Outbox(store.db, contract.TOPIC)
+        self.workspaces = Workspace._get_collection()
+        self.keys = ApiKey._get_collection()
+        self.changelogs = Changelog._get_collection()
+
+    # -- transactions and events ------------------------------------------------------------
+
+    def transaction(self, work: Callable[[ClientSession], T]) -> T:
+        """Run ``work(session)`` in one transaction, again on a write conflict."""
+        return self.store.transaction(work)
+
+    def event(self, slug: str, type_: str, data: dict) -> Insert:
+        """The outbox write of an event, to apply beside the change it reports."""
+        return self.outbox.insert(type_, slug, data)
+
+    def publish(self, session: ClientSession, slug: str, type_: str, data: dict) -> None:
+        """Add an event to the outbox inside ``session``'s transaction."""
+        self.outbox.add(session, type_, slug, data)
+
+    def _insert_all(self, writes: list[Insert | None]) -> None:
+        """Insert new documents (and their event) in one transaction.
+
+        One command each, not one bulk write: nothing is read first, and a client bulkWrite
+        that opens a transaction carries the transaction's readConcern, which the local
+        stand-in refuses. A duplicate key raises DuplicateKeyError and nothing is written."""
+
+        def work(session):
+            for write in writes:
+                if write is not None:
+                    write.apply(session)
+
+        self.transaction(work)
+
+    # -- workspaces -------------------------------------------------------------------------
+
+    @staticmethod
+    def new_workspace(**fields) -> dict:
+        return new_document(Workspace, **fields)
+
+    @staticmethod
+    def new_board(**fields) -> dict:
+        return new_document(Board, **fields)
+
+    @staticmethod
+    def new_status(**fields) -> dict:
+        return new_document(Status, **fields)
+
+    def find_workspace(self, slug: str) -> dict | None:
+        return self.workspaces.find_one({"_id": slug})
+
+    def workspace_exists(self, slug: str) -> bool:
+        return self.workspaces.find_one({"_id": slug}, projection={"_id": 1}) is not None
+
+    def add_workspace(self, doc: dict, key: dict, event: Insert) -> None:
+        """A new workspace, its first API key and its ``workspace.created`` event, together."""
+        self._insert_all([Insert(self.workspaces, doc), Insert(self.keys, key), event])
+
+    def update_workspace(self, session: ClientSession, slug: str, guard: dict, change: dict) -> dict | None:
+        """Apply ``change`` to workspace ``slug`` if it also matches ``guard``; the document
+        after the change, or None when nothing matched."""
+        return self.workspaces.find_one_and_update(
+            {"_id": slug, **guard}, change, return_document=ReturnDocument.AFTER, session=session
+        )
+
+    # -- API keys ---------------------------------------------------------------------------
+
+    @staticmethod
+    def new_key(**fields) -> dict:
+        return new_document(ApiKey, **fields)
+
+    def add_key(self, doc: dict) -> None:
+        self.keys.insert_one(doc)
+
+    def keys_of(self, slug: str) -> list[dict]:
+        return list(self.keys.find({"workspace": slug}, sort=[("createdAt", 1)]))
+
+    def find_key(self, slug: str, key_id: str) -> dict | None:
+        return self.keys.find_one({"workspace": slug, "keyId": key_id})
+
+    def key_by_id(self, key_id: str) -> dict | None:
+        return self.keys.find_one({"keyId": key_id})
+
+    def revoke_key(self, slug: str, key_id: str, at) -> dict | None:
+        """Mark the key revoked at ``at`` unless it is revoked already; the key after, or None."""
+        return self.keys.find_one_and_update(
+            {"workspace": slug, "keyId": key_id, "revokedAt": None},
+            {"$set": {"revokedAt": at}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    # -- changelogs -------------------------------------------------------------------------
+
+    @staticmethod
+    def new_changelog(**fields) -> dict:
+        return new_document(Changelog, id=ObjectId(), **fields)
+
+    def add_changelog(self, doc: dict, event: Insert | None) -> None:
+        """A new changelog entry and, when it is published at once, its event."""
+        self._insert_all([Insert(self.changelogs, doc), event])
+
+    def find_changelog(self, slug: str, oid: ObjectId) -> dict | None:
+        return self.changelogs.find_one({"_id": oid, "workspace": slug})
+
+    def update_changelog(self, session: ClientSession, slug: str, oid: ObjectId, guard: dict, change: dict) -> dict | None:
+        """Set ``change`` on the entry if it also matches ``guard``; the entry after, or None."""
+        return self.changelogs.find_one_and_update(
+            {"_id": oid, "workspace": slug, **guard}, {"$set": change}, return_document=ReturnDocument.AFTER, session=session
+        )
+
+    def changelog_page(self, slug: str, drafts: bool, limit: int, offset: int) -> list[dict]:
+        """Entries newest first: every entry by creation when ``drafts``, else the published
+        ones by publication (each order has its index)."""
+        if drafts:
+            query, order = {"workspace": slug}, [("createdAt", -1), ("_id", -1)]
+        else:
+            query, order = {"workspace": slug, "publishedAt": {"$ne": None}}, [("publishedAt", -1), ("_id", -1)]
+        return list(self.changelogs.find(query, sort=order, skip=offset, limit=limit))

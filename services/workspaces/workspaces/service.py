@@ -1,0 +1,350 @@
+"""The workspaces service's rules: workspaces, settings, boards, statuses, API keys, changelogs.
+
+Every permission check of the service happens here, once, before the request body is
+validated (a caller without the right learns nothing from validation). Each method returns
+the response shape. Database commands are the repository's.
+
+Who may do what:
+- the operator (``auth.ADMIN``) alone creates workspaces, and acts as a manager of any;
+- managers of a workspace make every change to it, and alone read its settings (they hold
+  the SSO secret), its API keys, its agent context and its changelog drafts;
+- everyone, anonymous callers too, reads a workspace, its branding, boards, statuses and
+  published changelog entries (a draft is a 404 to them).
+
+Every change to a workspace bumps its ``version`` and writes a ``workspace.updated``
+snapshot to the outbox in the same transaction, so other services' read models can never
+miss a change or apply an old one over a newer one. Snapshots carry no secrets.
+"""
+
+from __future__ import annotations
+
+import jwt
+from pymongo.errors import DuplicateKeyError
+
+from common import auth
+from common.errors import BadRequest, Conflict, NotFound, Unauthorized
+from common.ids import new_id, now, object_id
+from common.validation import check
+from workspaces import api_keys, contract, schemas, shapes
+from workspaces.post_directory import PostDirectory
+from workspaces.repository import WorkspaceRepository
+
+
+class WorkspaceService:
+    def __init__(self, repo: WorkspaceRepository, post_directory: PostDirectory):
+        self.repo = repo
+        self.posts = post_directory
+
+    # -- workspaces ---------------------------------------------------------------------------
+
+    def create(self, caller: auth.Caller, body) -> dict:
+        """Create a workspace with the default statuses and its first manager key (shown once)."""
+        auth.require_admin(caller)
+        fields = check(body, schemas.CREATE_WORKSPACE)
+        slug, created = fields["slug"], now()
+        doc = self.repo.new_workspace(
+            slug=slug,
+            name=fields["name"],
+            statuses=[self.repo.new_status(slug=s, name=n, color=c, roadmap=r) for s, n, c, r in contract.DEFAULT_STATUSES],
+            createdAt=created,
+        )
+        key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created)
+        try:
+            self.repo.add_workspace(doc, key_doc, self.repo.event(slug, contract.WORKSPACE_CREATED, shapes.snapshot(doc)))
+        except DuplicateKeyError:
+            raise Conflict(f"workspace '{slug}' already exists") from None
+        return {"workspace": shapes.workspace(doc), "apiKey": key}
+
+    def get(self, caller: auth.Caller, slug: str) -> dict:
+        return shapes.workspace(self._workspace(slug))
+
+    def update(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Rename the workspace or set its logo."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.UPDATE_WORKSPACE)
+        doc = self._change(slug, {}, {"$set": fields}) if fields else self._workspace(slug)
+        return shapes.workspace(doc)
+
+    def settings(self, caller: auth.Caller, slug: str) -> dict:
+        auth.require_manager(caller, slug)
+        return shapes.settings(self._workspace(slug))
+
+    def update_settings(self, caller: auth.Caller, slug: str, body) -> dict:
+        auth.require_manager(caller, slug)
+        body = body() if callable(body) else body  # a body handed over unparsed is parsed now, after the check
+        if isinstance(body, dict) and "logo" in body:
+            # Settings show the logo, but it belongs to the workspace: say where to set it.
+            raise BadRequest("field 'logo' is read-only: set it with PATCH /v1/workspaces/{slug}")
+        fields = check(body, schemas.SETTINGS)
+        if not fields:
+            return shapes.settings(self._workspace(slug))
+        return shapes.settings(self._change(slug, {}, {"$set": {f"settings.{k}": v for k, v in fields.items()}}))
+
+    def branding(self, caller: auth.Caller, slug: str) -> dict:
+        return shapes.branding(self._workspace(slug))
+
+    def agent_context(self, caller: auth.Caller, slug: str) -> dict:
+        """What the team's agents need to write in the workspace's voice (no secrets, no drafts)."""
+        auth.require_manager(caller, slug)
+        doc = self._workspace(slug)
+        recent = self.repo.changelog_page(slug, drafts=False, limit=contract.AGENT_CONTEXT_CHANGELOGS, offset=0)
+        return shapes.agent_context(doc, recent)
+
+    def snapshot(self, slug: str) -> dict:
+        """The workspace as its events carry it, for a read model that has not caught up (internal)."""
+        return shapes.snapshot(self._workspace(slug))
+
+    def set_custom_domain(self, slug: str, domain: str | None) -> None:
+        """Keep the domains service's verified domain of ``slug`` (None: none is verified)."""
+        if not self.repo.workspace_exists(slug):
+            return  # a domain event of a workspace this deployment does not have
+        self._change(slug, {}, {"$set": {"customDomain": domain}})
+
+    def _workspace(self, slug: str) -> dict:
+        doc = self.repo.find_workspace(slug)
+        if doc is None:
+            raise NotFound(f"workspace '{slug}' not found")
+        return doc
+
+    def _change(self, slug: str, guard: dict, change: dict, missing: Exception | None = None) -> dict:
+        """Apply ``change`` to the workspace and publish its new snapshot, atomically.
+
+        ``guard`` conditions the change (e.g. a board slug not taken yet); when the workspace
+        exists but does not match it, ``missing`` is raised."""
+        change = {**change, "$inc": {**change.get("$inc", {}), "version": 1}}
+
+        def work(session):
+            doc = self.repo.update_workspace(session, slug, guard, change)
+            if doc is None:
+                self._workspace(slug)  # 404 for an unknown workspace
+                raise missing or NotFound(f"workspace '{slug}' not found")
+            self.repo.publish(session, slug, contract.WORKSPACE_UPDATED, shapes.snapshot(doc))
+            return doc
+
+        return self.repo.transaction(work)
+
+    # -- boards and statuses ------------------------------------------------------------------
+
+    def boards(self, caller: auth.Caller, slug: str) -> dict:
+        return {"items": [shapes.board(b) for b in self._workspace(slug).get("boards", [])]}
+
+    def add_board(self, caller: auth.Caller, slug: str, body) -> dict:
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.CREATE_BOARD)
+        board = self.repo.new_board(id=new_id(), slug=fields["slug"], name=fields["name"], createdAt=now())
+        self._change(
+            slug,
+            {"boards.slug": {"$ne": board["slug"]}},
+            {"$push": {"boards": board}},
+            Conflict(f"board '{board['slug']}' already exists"),
+        )
+        return shapes.board(board)
+
+    def statuses(self, caller: auth.Caller, slug: str) -> dict:
+        statuses = self._workspace(slug).get("statuses", [])
+        return {"items": [shapes.status_detail(s, i) for i, s in enumerate(statuses)]}
+
+    def add_status(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Add a status at the end, or at position ``order``."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.CREATE_STATUS)
+        status = self.repo.new_status(
+            slug=fields["slug"], name=fields["name"], color=fields["color"], roadmap=fields.get("roadmap", True)
+        )
+        push: dict = {"$each": [status]}
+        if "order" in fields:
+            push["$position"] = int(fields["order"])  # JSON Schema's integer admits 3.0
+        doc = self._change(
+            slug,
+            {"statuses.slug": {"$ne": status["slug"]}},
+            {"$push": {"statuses": push}},
+            Conflict(f"status '{status['slug']}' already exists"),
+        )
+        return _status_of(doc, status["slug"])
+
+    def update_status(self, caller: auth.Caller, slug: str, status_slug: str, body) -> dict:
+        """Rename, recolour, show or hide on the roadmap, or move (``order``) a status."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.UPDATE_STATUS)
+        doc = self._workspace(slug)
+        statuses = doc.get("statuses", [])
+        index = next((i for i, s in enumerate(statuses) if s["slug"] == status_slug), None)
+        if index is None:
+            raise NotFound(f"status '{status_slug}' not found")
+        status = {**statuses[index], **{k: v for k, v in fields.items() if k != "order"}}
+        reordered = [s for s in statuses if s["slug"] != status_slug]
+        reordered.insert(int(fields.get("order", index)), status)
+        # Guard on the version read, so two concurrent edits cannot lose one another.
+        doc = self._change(
+            slug, {"version": doc["version"]}, {"$set": {"statuses": reordered}}, Conflict("statuses changed meanwhile; retry")
+        )
+        return _status_of(doc, status_slug)
+
+    # -- API keys and identity ----------------------------------------------------------------
+
+    def api_keys(self, caller: auth.Caller, slug: str) -> dict:
+        auth.require_manager(caller, slug)
+        self._workspace(slug)
+        return {"items": [shapes.api_key(k) for k in self.repo.keys_of(slug)]}
+
+    def create_key(self, caller: auth.Caller, slug: str, body) -> dict:
+        """A new API key: the key itself is in this answer only."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.CREATE_API_KEY)
+        self._workspace(slug)
+        doc, key = self._issue_key(slug, fields["name"], fields.get("role", contract.DEFAULT_KEY_ROLE), now())
+        self.repo.add_key(doc)
+        return {**shapes.api_key(doc), "key": key}
+
+    def revoke_key(self, caller: auth.Caller, slug: str, key_id: str) -> dict:
+        auth.require_manager(caller, slug)
+        # Revoking twice keeps the first time.
+        doc = self.repo.revoke_key(slug, key_id, now()) or self.repo.find_key(slug, key_id)
+        if doc is None:
+            raise NotFound(f"API key '{key_id}' not found")
+        return shapes.api_key(doc)
+
+    def _issue_key(self, slug: str, name: str, role: str, created) -> tuple[dict, str]:
+        """The one place API keys are made: the document to store and the key (shown once)."""
+        key_id, key = api_keys.generate()
+        doc = self.repo.new_key(
+            keyId=key_id,
+            workspace=slug,
+            name=name,
+            role=role,
+            hash=api_keys.hash_key(key),
+            prefix=key[: api_keys.SHOWN],
+            createdAt=created,
+        )
+        return doc, key
+
+    def identify(self, body) -> dict:
+        """Who presents these credentials on a workspace (internal: the gateway asks).
+
+        An API key names its own workspace; a user token is checked with the ``ssoSecret``
+        of the workspace the request is for."""
+        fields = check(body, schemas.IDENTITY)
+        if fields.get("apiKey"):
+            return shapes.caller(self._key_holder(fields["apiKey"]))
+        return shapes.caller(self._sso_user(fields["workspace"], fields.get("userToken")))
+
+    def _key_holder(self, api_key: str) -> auth.Caller:
+        key_id = api_keys.key_id_of(api_key)
+        doc = self.repo.key_by_id(key_id) if key_id else None
+        if doc is None or not api_keys.matches(api_key, doc["hash"]):
+            raise Unauthorized("invalid API key")
+        if doc.get("revokedAt") is not None:
+            raise Unauthorized("this API key has been revoked")
+        return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"])
+
+    def _sso_user(self, slug: str, user_token: str | None) -> auth.Caller:
+        secret = self._workspace(slug).get("settings", {}).get("ssoSecret")
+        if not secret:
+            raise Unauthorized("this workspace does not accept user tokens (no ssoSecret is set)")
+        try:
+            claims = jwt.decode(user_token, secret, algorithms=["HS256"], options={"require": []})
+        except jwt.InvalidTokenError as ex:
+            raise Unauthorized(f"invalid user token: {ex}") from None
+        user = claims.get("id") or claims.get("email")
+        if not isinstance(user, (str, int)) or user == "":
+            raise Unauthorized("invalid user token: it must carry an 'id' or 'email' claim")
+        return auth.Caller(
+            kind=auth.USER,
+            workspace=slug,
+            user_id=f"sso:{user}",
+            name=_str_claim(claims, "name"),
+            email=_str_claim(claims, "email"),
+            avatar_url=_str_claim(claims, "avatarURL"),
+        )
+
+    # -- changelogs ---------------------------------------------------------------------------
+
+    def changelogs(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
+        """Entries newest first: managers see drafts too, everyone else the published ones."""
+        self._workspace(slug)
+        docs = self.repo.changelog_page(slug, caller.is_manager_of(slug), limit, offset)
+        return {"items": [shapes.changelog(c) for c in docs]}
+
+    def changelog(self, caller: auth.Caller, slug: str, changelog_id: str) -> dict:
+        return shapes.changelog(self._changelog(slug, changelog_id, drafts=caller.is_manager_of(slug)))
+
+    def create_changelog(self, caller: auth.Caller, slug: str, body) -> dict:
+        """A draft, or a published entry (``publish: true``) with its ``changelog.published`` event."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.CREATE_CHANGELOG)
+        self._workspace(slug)
+        post_ids = self._checked_post_ids(slug, fields.get("postIds", []))
+        created = now()
+        doc = self.repo.new_changelog(
+            workspace=slug,
+            title=fields["title"],
+            slug=fields["slug"],
+            content=fields["content"],
+            postIds=post_ids,
+            publishedAt=created if fields.get("publish") else None,
+            createdAt=created,
+        )
+        published = doc["publishedAt"] is not None
+        event = self.repo.event(slug, contract.CHANGELOG_PUBLISHED, shapes.changelog(doc)) if published else None
+        try:
+            self.repo.add_changelog(doc, event)
+        except DuplicateKeyError:
+            raise Conflict(f"a changelog entry with slug '{fields['slug']}' already exists") from None
+        return shapes.changelog(doc)
+
+    def update_changelog(self, caller: auth.Caller, slug: str, changelog_id: str, body) -> dict:
+        """Edit an entry, or publish a draft (once: an entry is never unpublished)."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.UPDATE_CHANGELOG)
+        oid = object_id(changelog_id, "changelog entry")
+        current = self._changelog(slug, changelog_id, drafts=True)
+        change = {k: fields[k] for k in ("title", "content") if k in fields}
+        if "postIds" in fields:
+            change["postIds"] = self._checked_post_ids(slug, fields["postIds"])
+        publish = fields.get("publish")
+        if publish is False and current.get("publishedAt") is not None:
+            raise Conflict("a published changelog entry cannot be unpublished")
+        publishing = publish is True and current.get("publishedAt") is None
+        if publishing:
+            change["publishedAt"] = now()
+        if not change:
+            return shapes.changelog(current)
+
+        def work(session):
+            # publishedAt is set once: the guard refuses a second publisher of the same draft.
+            guard = {"publishedAt": None} if publishing else {}
+            doc = self.repo.update_changelog(session, slug, oid, guard, change)
+            if doc is None:
+                raise Conflict("the changelog entry was published meanwhile; retry")
+            if publishing:
+                self.repo.publish(session, slug, contract.CHANGELOG_PUBLISHED, shapes.changelog(doc))
+            return doc
+
+        return shapes.changelog(self.repo.transaction(work))
+
+    def _changelog(self, slug: str, changelog_id: str, drafts: bool) -> dict:
+        self._workspace(slug)
+        doc = self.repo.find_changelog(slug, object_id(changelog_id, "changelog entry"))
+        if doc is None or (doc.get("publishedAt") is None and not drafts):
+            raise NotFound(f"changelog entry '{changelog_id}' not found")
+        return doc
+
+    def _checked_post_ids(self, slug: str, post_ids: list[str]) -> list[str]:
+        """``post_ids`` without repeats, once the posts service knows each (400 otherwise)."""
+        post_ids = list(dict.fromkeys(post_ids))
+        unknown = self.posts.unknown(slug, post_ids) if post_ids else []
+        if unknown:
+            raise BadRequest(f"postIds contains unknown post(s) of this workspace: {', '.join(unknown)}")
+        return post_ids
+
+
+def _status_of(doc: dict, status_slug: str) -> dict:
+    for i, s in enumerate(doc["statuses"]):
+        if s["slug"] == status_slug:
+            return shapes.status_detail(s, i)
+    raise NotFound(f"status '{status_slug}' not found")
+
+
+def _str_claim(claims: dict, name: str) -> str | None:
+    value = claims.get(name)
+    return str(value)[:200] if value is not None else None
