@@ -254,3 +254,23 @@ def test_default_secrets_are_refused_outside_development(command):
     done = subprocess.run([_bin(command[0]), *command[1:]], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "FEEDBACK_ADMIN_TOKEN and INTERNAL_SECRET are unset" in done.stderr + done.stdout
+
+
+# -- end-user tokens ------------------------------------------------------------------------------
+
+
+def test_sso_tokens_must_expire_soon_and_may_name_their_workspace(api, workspace, other_workspace):
+    import jwt
+
+    workspace.user_token()  # sets the workspace's ssoSecret
+    secret, now = workspace.sso_secret, int(time.time())
+
+    def as_user(**claims):
+        token = jwt.encode({"id": "u-1", **claims}, secret, algorithm="HS256")
+        return api.get(f"{workspace.path}/posts", user=token)
+
+    assert "exp" in assert_error(as_user(), 401), "a token without exp never expired before"
+    assert_error(as_user(exp=now + 2 * 86400), 401)  # past the 24 h maximum lifetime
+    assert as_user(exp=now + 3600).status_code == 200
+    assert as_user(exp=now + 3600, aud=workspace.slug).status_code == 200
+    assert "audience" in assert_error(as_user(exp=now + 3600, aud=other_workspace.slug), 401)

@@ -16,14 +16,18 @@ def test_user_token_must_be_signed_with_the_workspace_secret(api, workspace, oth
     assert api.get(f"{other_workspace.path}/branding", user=token).status_code == 401
 
 
+def soon() -> int:
+    return int(time.time()) + 600
+
+
 @pytest.mark.parametrize(
     "make_token",
     [
-        lambda secret: jwt.encode({"id": "a", "exp": int(time.time()) - 10}, secret, algorithm="HS256"),  # expired
-        lambda secret: jwt.encode({"id": "a"}, "wrong-secret-wrong-secret", algorithm="HS256"),  # forged
-        lambda secret: jwt.encode({"id": "a"}, None, algorithm="none"),  # alg none
-        lambda secret: jwt.encode({"name": "no id"}, secret, algorithm="HS256"),  # no identity claim
-        lambda secret: jwt.encode({"id": "a"}, secret, algorithm="HS512"),  # another algorithm
+        lambda secret: jwt.encode({"id": "a", "exp": int(time.time()) - 300}, secret, algorithm="HS256"),  # expired (past the leeway)
+        lambda secret: jwt.encode({"id": "a", "exp": soon()}, "wrong-secret-wrong-secret", algorithm="HS256"),  # forged
+        lambda secret: jwt.encode({"id": "a", "exp": soon()}, None, algorithm="none"),  # alg none
+        lambda secret: jwt.encode({"name": "no id", "exp": soon()}, secret, algorithm="HS256"),  # no identity claim
+        lambda secret: jwt.encode({"id": "a", "exp": soon()}, secret, algorithm="HS512"),  # another algorithm
     ],
     ids=["expired", "forged", "alg-none", "no-id", "hs512"],
 )

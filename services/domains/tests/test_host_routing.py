@@ -36,3 +36,13 @@ def test_unverified_and_unknown_hosts_are_not_routed(api, workspace, domain):
         assert "not a verified custom domain" in message
     r = api.get(f"{workspace.path}/branding", headers=on(domain))
     assert r.status_code == 200, "workspace paths are served on any host"
+
+
+def test_a_custom_domain_serves_its_own_workspace_only(api, workspace, other_workspace, admin_token, zone, domain):
+    publish_records(zone, put_domain(workspace, domain))
+    assert verify(workspace)["status"] == "verified"
+    assert api.get(f"{workspace.path}/branding", headers=on(domain)).status_code == 200
+    message = assert_error(api.get(f"{other_workspace.path}/branding", headers=on(domain)), 404)
+    assert f"serves workspace '{workspace.slug}' only" in message
+    assert_error(api.post("/workspaces", key=admin_token, headers=on(domain), json={"slug": "via-domain", "name": "X"}), 404)
+    assert api.get(f"{other_workspace.path}/branding").status_code == 200, "served on the platform's own host"

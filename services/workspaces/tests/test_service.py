@@ -2,6 +2,7 @@
 Kafka, no posts service (changelog ``postIds`` are checked by a stand-in directory where a
 test needs it)."""
 
+import time
 import uuid
 
 import jwt
@@ -264,16 +265,17 @@ def test_forged_keys_are_refused(context, slug):
 
 
 def test_user_tokens_need_the_workspaces_sso_secret(context, slug):
-    token = jwt.encode({"id": "u1", "name": "Ann", "email": "ann@example.com"}, SECRET, algorithm="HS256")
+    exp = int(time.time()) + 600
+    token = jwt.encode({"id": "u1", "name": "Ann", "email": "ann@example.com", "exp": exp}, SECRET, algorithm="HS256")
     with pytest.raises(Unauthorized, match="no ssoSecret"):
         context.service.identify({"workspace": slug, "userToken": token})
     context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET})
     who = context.service.identify({"workspace": slug, "userToken": token})
     assert who == {"kind": auth.USER, "workspace": slug, "user_id": "sso:u1", "name": "Ann", "email": "ann@example.com"}
-    forged = jwt.encode({"id": "u1"}, "another-secret-long-enough-for-hs256", algorithm="HS256")
+    forged = jwt.encode({"id": "u1", "exp": exp}, "another-secret-long-enough-for-hs256", algorithm="HS256")
     with pytest.raises(Unauthorized, match="invalid user token"):
         context.service.identify({"workspace": slug, "userToken": forged})
-    anonymous = jwt.encode({"name": "nobody"}, SECRET, algorithm="HS256")
+    anonymous = jwt.encode({"name": "nobody", "exp": exp}, SECRET, algorithm="HS256")
     with pytest.raises(Unauthorized, match="'id' or 'email'"):
         context.service.identify({"workspace": slug, "userToken": anonymous})
 

@@ -68,3 +68,9 @@ DEFAULT_STATUSES = (
     ("closed", "Closed", "#ef4444", False),
 )
 DEFAULT_STATUS = "open"
+
+# End-user SSO tokens (JWT, HS256 with the workspace's ssoSecret) must carry ``exp`` no further
+# than this ahead (a stolen token is useful for a day at most), and may name the workspace in
+# ``aud``; clocks may disagree by the leeway.
+SSO_MAX_LIFETIME = 24 * 3600
+SSO_CLOCK_LEEWAY = 60

@@ -17,6 +17,8 @@ from mongoengine import (
     StringField,
 )
 
+from workspaces.contract import DEFAULT_KEY_ROLE
+
 ALIAS = "workspaces"
 
 
@@ -62,7 +64,7 @@ class ApiKey(Document):
     keyId = StringField(required=True)
     workspace = StringField(required=True)
     name = StringField(required=True)
-    role = StringField(required=True, default="manager")
+    role = StringField(required=True, default=DEFAULT_KEY_ROLE)
     hash = StringField(required=True)  # sha256 of the whole key; the key itself is never stored
     prefix = StringField(required=True)  # the first characters, to recognise a key in a list
     createdAt = DateTimeField(required=True)

@@ -1,9 +1,9 @@
 """Request bodies the workspaces service accepts (JSON Schema, strict)."""
 
+from common.ids import SLUG_PATTERN as SLUG  # workspaces, boards and statuses share it
 from common.validation import BOOLEAN, obj, string
 from workspaces import contract
 
-SLUG = r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"
 COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
 HTTPS_URL = r"^https?://[^\s]+$"
 MAX_POST_IDS = 100

@@ -18,6 +18,8 @@ miss a change or apply an old one over a newer one. Snapshots carry no secrets.
 
 from __future__ import annotations
 
+import time
+
 import jwt
 from pymongo.errors import DuplicateKeyError
 
@@ -242,9 +244,18 @@ class WorkspaceService:
         if not secret:
             raise Unauthorized("this workspace does not accept user tokens (no ssoSecret is set)")
         try:
-            claims = jwt.decode(user_token, secret, algorithms=["HS256"], options={"require": []})
+            # ``aud`` is checked below: it is optional, but when present it must name this workspace.
+            claims = jwt.decode(
+                user_token, secret, algorithms=["HS256"], leeway=contract.SSO_CLOCK_LEEWAY,
+                options={"require": ["exp"], "verify_aud": False},
+            )
         except jwt.InvalidTokenError as ex:
             raise Unauthorized(f"invalid user token: {ex}") from None
+        if claims["exp"] - time.time() > contract.SSO_MAX_LIFETIME + contract.SSO_CLOCK_LEEWAY:
+            raise Unauthorized(f"invalid user token: it must expire within {contract.SSO_MAX_LIFETIME // 3600} hours ('exp')")
+        audience = claims.get("aud")
+        if audience is not None and slug not in (audience if isinstance(audience, list) else [audience]):
+            raise Unauthorized(f"invalid user token: its audience ('aud') is not workspace '{slug}'")
         user = claims.get("id") or claims.get("email")
         if not isinstance(user, (str, int)) or user == "":
             raise Unauthorized("invalid user token: it must carry an 'id' or 'email' claim")
