@@ -1,6 +1,6 @@
 """Posts events caused through the gateway reach the receiver, signed.
 
-Written against the spec's endpoints; skipped while no posts service is discovered.
+Written against the posts service's public routes; skipped while no posts service is discovered.
 """
 
 from __future__ import annotations

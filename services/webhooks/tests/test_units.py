@@ -9,7 +9,7 @@ from email.utils import format_datetime
 import pytest
 from standardwebhooks import Webhook
 
-from webhooks.config import WebhookSettings, load_webhook_settings
+from webhooks.config import WebhooksConfig, load_config
 from webhooks.contract import MAX_RETRY_AFTER, RETRY_DELAYS
 from webhooks.delivery_client import parse_retry_after
 from webhooks.schedule import next_delay
@@ -18,29 +18,29 @@ from webhooks.urlguard import UrlPolicy, UrlRefused
 
 
 def test_https_is_required_unless_allowed():
-    strict = UrlPolicy(WebhookSettings(allowed_hosts=("127.0.0.1",)))
+    strict = UrlPolicy(WebhooksConfig(allowed_hosts=("127.0.0.1",)))
     with pytest.raises(UrlRefused, match="must use https"):
         strict.check("http://127.0.0.1:8000/hook")
     assert strict.check("https://127.0.0.1:8443/hook?x=1").path == "/hook?x=1"
-    relaxed = UrlPolicy(WebhookSettings(allow_http=True, allowed_hosts=("127.0.0.1",)))
+    relaxed = UrlPolicy(WebhooksConfig(allow_http=True, allowed_hosts=("127.0.0.1",)))
     target = relaxed.check("http://127.0.0.1/")
     assert (target.port, target.host_header, target.addresses) == (80, "127.0.0.1", ("127.0.0.1",))
 
 
 def test_allowlist_by_cidr_and_by_name():
-    policy = UrlPolicy(WebhookSettings(allowed_hosts=("10.1.0.0/16", "localhost")))
+    policy = UrlPolicy(WebhooksConfig(allowed_hosts=("10.1.0.0/16", "localhost")))
     assert policy.check("https://10.1.2.3/x").addresses == ("10.1.2.3",)
     with pytest.raises(UrlRefused, match="10.2.0.1, a private address"):
         policy.check("https://10.2.0.1/x")
     assert "127.0.0.1" in policy.check("https://LOCALHOST:9000/x").addresses  # /etc/hosts, by name
     with pytest.raises(UrlRefused, match="loopback"):
-        UrlPolicy(WebhookSettings()).check("https://localhost/x")
+        UrlPolicy(WebhooksConfig()).check("https://localhost/x")
 
 
 def test_public_addresses_pass_without_allowlist():
-    target = UrlPolicy(WebhookSettings()).check("https://93.184.215.14:8443/a/b")
+    target = UrlPolicy(WebhooksConfig()).check("https://93.184.215.14:8443/a/b")
     assert (target.host_header, target.path) == ("93.184.215.14:8443", "/a/b")
-    assert UrlPolicy(WebhookSettings()).check("https://[2606:4700::1111]/").host_header == "[2606:4700::1111]"
+    assert UrlPolicy(WebhooksConfig()).check("https://[2606:4700::1111]/").host_header == "[2606:4700::1111]"
 
 
 def test_schedule_follows_standard_webhooks():
@@ -72,8 +72,8 @@ def test_signatures_verify_with_each_active_secret():
 
 
 def test_settings_from_environment():
-    s = load_webhook_settings({"WEBHOOK_ALLOWED_HOSTS": "127.0.0.1, hooks.internal", "WEBHOOK_TIMEOUT_SECONDS": "3"})
+    s = load_config({"WEBHOOK_ALLOWED_HOSTS": "127.0.0.1, hooks.internal", "WEBHOOK_TIMEOUT_SECONDS": "3"})
     assert s.allowed_hosts == ("127.0.0.1", "hooks.internal") and s.timeout == 3 and s.lease == 11
-    assert load_webhook_settings({}) == WebhookSettings()
+    assert load_config({}) == WebhooksConfig()
     with pytest.raises(SystemExit, match="WEBHOOK_RETRY_SCALE"):
-        load_webhook_settings({"WEBHOOK_RETRY_SCALE": "-1"})
+        load_config({"WEBHOOK_RETRY_SCALE": "-1"})

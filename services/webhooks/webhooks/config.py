@@ -23,7 +23,7 @@ def positive(convert):
 
 
 @dataclass(frozen=True)
-class WebhookSettings:
+class WebhooksConfig:
     # Destinations
     allow_http: bool = False  # plain http URLs (https is required otherwise)
     allowed_hosts: tuple[str, ...] = ()  # host names, IPs or CIDRs the SSRF guard lets through
@@ -44,10 +44,10 @@ class WebhookSettings:
         return 2 * self.timeout + 5
 
 
-def load_webhook_settings(environ: Mapping[str, str] | None = None) -> WebhookSettings:
+def load_config(environ: Mapping[str, str] | None = None) -> WebhooksConfig:
     env = os.environ if environ is None else environ
-    d = WebhookSettings
-    return WebhookSettings(
+    d = WebhooksConfig
+    return WebhooksConfig(
         allow_http=setting(env, "WEBHOOK_ALLOW_HTTP", d.allow_http, as_bool),
         allowed_hosts=setting(env, "WEBHOOK_ALLOWED_HOSTS", d.allowed_hosts, as_list),
         dns_server=setting(env, "WEBHOOK_DNS_SERVER", d.dns_server),

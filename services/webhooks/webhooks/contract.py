@@ -51,6 +51,7 @@ DISABLED_MANUALLY = "manual"
 DISABLED_GONE = "gone"  # it answered 410 Gone
 DISABLED_FAILING = "failing"  # every attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS
 
+DELIVERIES_LIMIT = (20, 100)  # the delivery log's page: default, maximum
 ATTEMPT_LOG_SIZE = 20  # attempts kept per delivery (10 per schedule, plus resends)
 KEEP_DELIVERIES_DAYS = 30  # the delivery log's retention (TTL index)
 SECRET_PREFIX = "whsec_"

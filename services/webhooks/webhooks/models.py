@@ -1,7 +1,8 @@
-"""The webhooks service's collections, declared with mongoengine (fields and indexes).
+"""The webhooks service's collections, declared with mongoengine (fields, defaults, indexes).
 
-The code reads and writes them through pymongo (``Model._get_collection()``) because claims,
-leases and outbox transactions need operators mongoengine 0.29 does not offer.
+New documents are built from these models (``common.db.new_document``); the repository reads
+and writes them through pymongo because claims, leases and outbox transactions need
+operators mongoengine 0.29 does not offer.
 """
 
 from mongoengine import (

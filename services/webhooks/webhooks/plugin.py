@@ -28,13 +28,12 @@ ROUTES = [
 @dataclass
 class Context:
     settings: Settings
-    config: object  # webhooks.config.WebhookSettings
+    config: object  # webhooks.config.WebhooksConfig
     store: object  # common.db.Store
     catalog: dict  # every deliverable event type -> its topic (None: never on a topic)
-    endpoints: object
-    deliveries: object
-    workspaces: object
-    client: object
+    repo: object  # webhooks.repository.WebhookRepository: the dispatcher's claims and outcomes
+    service: object  # webhooks.service.WebhookService
+    client: object  # webhooks.delivery_client.DeliveryClient: the dispatcher's HTTP
 
     def start_api(self) -> None:
         pass  # nothing runs beside an API process's requests
@@ -45,25 +44,26 @@ def create_context(settings: Settings) -> Context:
     from common.internal import InternalClient
     from common.plugins import event_catalog, load_services
     from common.workspace_directory import WorkspaceDirectory
-    from webhooks.config import load_webhook_settings
-    from webhooks.deliveries import DeliveryStore
+    from webhooks.config import load_config
     from webhooks.delivery_client import DeliveryClient
-    from webhooks.endpoints import EndpointService
     from webhooks.models import ALIAS
+    from webhooks.repository import WebhookRepository
+    from webhooks.service import WebhookService
     from webhooks.urlguard import UrlPolicy
 
-    config = load_webhook_settings()
+    config = load_config()
     store = Store(settings, ALIAS)
+    repo = WebhookRepository(store)
     policy = UrlPolicy(config)
     catalog = {**event_catalog(load_services()), contract.WEBHOOK_TEST: None}
+    workspaces = WorkspaceDirectory(InternalClient(settings, timeout=5))
     return Context(
         settings=settings,
         config=config,
         store=store,
         catalog=catalog,
-        endpoints=EndpointService(store, config, policy, catalog),
-        deliveries=DeliveryStore(),
-        workspaces=WorkspaceDirectory(InternalClient(settings, timeout=5)),
+        repo=repo,
+        service=WebhookService(repo, workspaces, config, policy, catalog),
         client=DeliveryClient(policy, config.timeout, config.concurrency),
     )
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pymongo.errors import PyMongoError
 
 from common.consumer import ConsumerRunner
+from common.ids import now
 from webhooks import contract
-from webhooks.endpoints import subscribes
+from webhooks.service import subscribes
+from webhooks.signing import payload
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +28,8 @@ BACKLOG_FACTOR = 8  # the recorder waits while more than this many times WEBHOOK
 
 class Recorder:
     def __init__(self, context, sender, stop):
-        self.endpoints = context.endpoints
+        self.repo = context.repo
         self.catalog = context.catalog
-        self.store = context.deliveries
         self.sender = sender
         self.stop = stop
 
@@ -41,7 +42,7 @@ class Recorder:
         events = [e for e in events if e.get("type") in self.catalog and e["type"] != contract.WEBHOOK_TEST]
         if not events:
             return
-        by_workspace = self.endpoints.enabled_in(sorted({e["workspace"] for e in events}))
+        by_workspace = self.repo.enabled_in(sorted({e["workspace"] for e in events}))
         pairs = []
         for event in events:
             happened = datetime.fromisoformat(event["timestamp"])
@@ -50,10 +51,17 @@ class Recorder:
                     pairs.append((event, endpoint))
         if not pairs:
             return
+        # Each delivery is leased to this process for as long as the attempts queued ahead of
+        # it should take; the sender attempts them (a replayed event adds nothing).
         ahead = self.sender.backlog()
-        leases = [self.sender.lease_for(ahead + i) for i in range(len(pairs))]
+        at = now()
+        docs = []
+        for i, (event, endpoint) in enumerate(pairs):
+            body = payload(event["type"], event["timestamp"], event.get("data") or {})
+            due = at + timedelta(seconds=self.sender.lease_for(ahead + i))
+            docs.append(self.repo.new_delivery(endpoint, event["id"], body, due, self.sender.token))
         endpoints = {endpoint["_id"]: endpoint for _, endpoint in pairs}
-        for delivery in self.store.record(pairs, self.sender.token, leases):
+        for delivery in self.repo.insert_deliveries(docs):
             self.sender.enqueue(delivery, endpoints[delivery["endpointId"]])
         # Backpressure: poll Kafka again only once the local queue is short, so leases stay
         # short and a busy dispatcher leaves the next events to the others in its group.

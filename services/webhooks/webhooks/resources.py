@@ -1,89 +1,65 @@
-"""Falcon resources of the webhooks service, one class per URI template. Managers only."""
+"""Falcon resources of the webhooks service, one class per URI template: HTTP only.
+
+Each reads the path, query and body, calls the service (which checks that the caller
+manages the workspace, then what was asked), and sets the status and media it returns.
+"""
 
 from __future__ import annotations
 
 import falcon
 
-from common.errors import Conflict
-from common.validation import body, choice_param, int_param
-from webhooks import contract, schemas, shapes
+from common.validation import choice_param, media, page_params
+from webhooks import contract
 
 
 class Resource:
     def __init__(self, context):
-        self.endpoints = context.endpoints
-        self.deliveries = context.deliveries
-        self.workspaces = context.workspaces
-
-    def manager(self, req, slug: str) -> None:
-        self.workspaces.require_manager(req.context.caller, slug)
+        self.service = context.service
 
 
 class WebhookList(Resource):
     def on_get(self, req, resp, slug):
-        self.manager(req, slug)
-        resp.media = {"items": [shapes.webhook(d) for d in self.endpoints.list(slug)]}
+        resp.media = self.service.list(req.context.caller, slug)
 
     def on_post(self, req, resp, slug):
-        self.manager(req, slug)
-        data = body(req, schemas.CREATE_WEBHOOK)
-        doc = self.endpoints.create(slug, data["url"], data.get("events") or [])
         resp.status = falcon.HTTP_201
-        resp.media = shapes.webhook_with_secret(doc)
+        resp.media = self.service.create(req.context.caller, slug, media(req))
 
 
 class WebhookItem(Resource):
     def on_get(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        resp.media = shapes.webhook(self.endpoints.get(slug, webhookId))
+        resp.media = self.service.get(req.context.caller, slug, webhookId)
 
     def on_patch(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        resp.media = shapes.webhook(self.endpoints.update(slug, webhookId, body(req, schemas.UPDATE_WEBHOOK)))
+        resp.media = self.service.update(req.context.caller, slug, webhookId, media(req))
 
     def on_delete(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        resp.media = shapes.webhook(self.endpoints.delete(slug, webhookId))
+        resp.media = self.service.delete(req.context.caller, slug, webhookId)
 
 
 class RotateSecret(Resource):
     def on_post(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        resp.media = shapes.webhook_with_secret(self.endpoints.rotate(slug, webhookId))
+        resp.media = self.service.rotate(req.context.caller, slug, webhookId)
 
 
 class Ping(Resource):
     def on_post(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        endpoint = self.endpoints.get(slug, webhookId)
-        if endpoint["disabled"]:
-            raise Conflict("the webhook is disabled; enable it first (PATCH with disabled: false)")
         resp.status = falcon.HTTP_201
-        resp.media = shapes.delivery(self.deliveries.ping(endpoint), with_payload=True)
+        resp.media = self.service.ping(req.context.caller, slug, webhookId)
 
 
 class DeliveryList(Resource):
     def on_get(self, req, resp, slug, webhookId):
-        self.manager(req, slug)
-        endpoint = self.endpoints.get(slug, webhookId)
         status = choice_param(req, "status", "", ("", *contract.DELIVERY_STATES)) or None
-        limit = int_param(req, "limit", 20, 1, 100)
-        offset = int_param(req, "offset", 0, 0, 100_000)
-        items = self.deliveries.list(endpoint["_id"], status, limit, offset)
-        resp.media = {"items": [shapes.delivery(d) for d in items]}
+        limit, offset = page_params(req, *contract.DELIVERIES_LIMIT)
+        resp.media = self.service.deliveries(req.context.caller, slug, webhookId, status, limit, offset)
 
 
 class DeliveryItem(Resource):
     def on_get(self, req, resp, slug, webhookId, deliveryId):
-        self.manager(req, slug)
-        endpoint = self.endpoints.get(slug, webhookId)
-        resp.media = shapes.delivery(self.deliveries.get(endpoint["_id"], deliveryId), with_payload=True)
+        resp.media = self.service.delivery(req.context.caller, slug, webhookId, deliveryId)
 
 
 class Resend(Resource):
     def on_post(self, req, resp, slug, webhookId, deliveryId):
-        self.manager(req, slug)
-        endpoint = self.endpoints.get(slug, webhookId)
-        if endpoint["disabled"]:
-            raise Conflict("the webhook is disabled; enable it first (PATCH with disabled: false)")
-        resp.media = shapes.delivery(self.deliveries.resend(endpoint["_id"], deliveryId), with_payload=True)
+        resp.media = self.service.resend(req.context.caller, slug, webhookId, deliveryId)

@@ -1,6 +1,6 @@
 """Request bodies the webhooks service accepts (JSON Schema, strict).
 
-Event names and URLs get their own checks in :mod:`webhooks.endpoints`, so the messages can
+Event names and URLs get their own checks in :mod:`webhooks.service`, so the messages can
 list the known event types and say why a URL is refused.
 """
 

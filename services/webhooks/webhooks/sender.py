@@ -3,7 +3,8 @@
 Work arrives two ways: the recorder hands over the deliveries it has just stored, already
 leased to this process (no extra query), and the loop claims due ones from MongoDB while
 workers are idle (retries, test pings, resends, the leases of a dead dispatcher).
-WEBHOOK_CONCURRENCY threads attempt deliveries; outcomes are written back in bulk.
+WEBHOOK_CONCURRENCY threads attempt deliveries; outcomes are written back in bulk, and what
+they mean for their endpoints (a failing span, disabling) is the service's to decide.
 """
 
 from __future__ import annotations
@@ -18,15 +19,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pymongo import UpdateOne
 from pymongo.errors import PyMongoError
 
 from common.ids import now
 from webhooks import contract
 from webhooks.delivery_client import Response
-from webhooks.endpoints import active_keys
 from webhooks.schedule import next_delay
-from webhooks.signing import body_bytes, signed_headers
+from webhooks.signing import active_keys, body_bytes, signed_headers
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +45,8 @@ class Outcome:
 class Sender:
     def __init__(self, context):
         self.settings = context.config
-        self.endpoints = context.endpoints
-        self.store = context.deliveries
+        self.repo = context.repo
+        self.service = context.service
         self.client = context.client
         self.token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.capacity = self.settings.concurrency
@@ -145,7 +144,7 @@ class Sender:
         for worker in self._workers:
             worker.join(timeout=self.settings.timeout + 5)
         try:
-            self.store.release(unstarted, self.token)  # due now again, for any dispatcher
+            self.repo.release(unstarted, self.token)  # due now again, for any dispatcher
             self.flush()
         except PyMongoError as ex:
             log.warning("webhook sender: could not record the last outcomes (%s); they will be retried", ex)
@@ -153,10 +152,10 @@ class Sender:
 
     def claim(self, limit: int) -> int:
         """Claim up to ``limit`` due deliveries and queue them; return how many were claimed."""
-        deliveries = self.store.claim_due(limit, self.token, self.settings.lease)
+        deliveries = self.repo.claim_due(limit, self.token, self.settings.lease)
         if not deliveries:
             return 0
-        endpoints = self.endpoints.by_ids([d["endpointId"] for d in deliveries])
+        endpoints = self.repo.endpoints_by_id([d["endpointId"] for d in deliveries])
         cancelled = []
         for d in deliveries:
             endpoint = endpoints.get(d["endpointId"])
@@ -164,7 +163,7 @@ class Sender:
                 cancelled.append(d)
             else:
                 self.enqueue(d, endpoint)
-        self.store.apply([self._cancel(d) for d in cancelled])
+        self.repo.apply([self.repo.cancellation(d["_id"], self.token) for d in cancelled])
         return len(deliveries)
 
     def _holds_lease(self, delivery: dict) -> bool:
@@ -174,7 +173,7 @@ class Sender:
         if (expires - now()).total_seconds() >= self.settings.timeout + LEASE_MARGIN:
             return True
         try:
-            return self.store.renew(delivery["_id"], self.token, self.settings.lease)
+            return self.repo.renew(delivery["_id"], self.token, self.settings.lease)
         except PyMongoError as ex:
             log.warning("webhook sender: cannot renew the lease of %s (%s); it is retried later", delivery["_id"], ex)
             return False
@@ -204,17 +203,19 @@ class Sender:
         if not outcomes:
             return
         try:
-            self.store.apply([self._record(o) for o in outcomes])
+            self.repo.apply([self._record(o) for o in outcomes])
         except PyMongoError:
             for o in outcomes:
                 self.results.put(o)  # try again next round, while the lease still holds
             raise
         self._endpoint_effects(outcomes)
 
-    def _record(self, o: Outcome) -> UpdateOne:
+    def _record(self, o: Outcome):
+        """The write of one outcome: succeeded, failed (410, or the schedule used up), or
+        pending until the next attempt of the schedule."""
         d, r = o.delivery, o.response
         attempt = {"at": o.at, "statusCode": r.status, "error": r.error, "durationMs": r.duration_ms}
-        state: dict = {"lastAttemptAt": o.at, "claim": None}
+        state: dict = {"lastAttemptAt": o.at}
         if r.ok:
             state.update(status=contract.SUCCEEDED, nextAttemptAt=None)
         elif r.status == 410:
@@ -226,31 +227,14 @@ class Sender:
                 state.update(status=contract.FAILED, nextAttemptAt=None)
             else:
                 state.update(status=contract.PENDING, nextAttemptAt=o.at + timedelta(seconds=delay))
-        return UpdateOne(
-            {"_id": d["_id"], "claim": self.token},
-            {
-                "$set": state,
-                "$inc": {"attemptCount": 1},
-                "$push": {"attempts": {"$each": [attempt], "$slice": -contract.ATTEMPT_LOG_SIZE}},
-            },
-        )
-
-    def _cancel(self, d: dict) -> UpdateOne:
-        return UpdateOne(
-            {"_id": d["_id"], "claim": self.token},
-            {"$set": {"status": contract.CANCELLED, "nextAttemptAt": None, "claim": None}},
-        )
+        return self.repo.outcome(d["_id"], self.token, state, attempt)
 
     def _endpoint_effects(self, outcomes: list[Outcome]) -> None:
-        """Once per endpoint and batch: clear its failing span, extend it, or disable it."""
+        """Once per endpoint and batch, the service hears of the newest outcome (and of any 410)."""
         by_endpoint: dict = {}
         for o in outcomes:
             by_endpoint.setdefault(o.endpoint["_id"], []).append(o)
         for group in by_endpoint.values():
             newest = group[-1]
-            if any(o.response.status == 410 for o in group):
-                self.endpoints.disable(newest.endpoint["_id"], contract.DISABLED_GONE)
-            elif newest.response.ok:
-                self.endpoints.mark_healthy(newest.endpoint)
-            else:
-                self.endpoints.mark_failing(newest.endpoint, newest.at)
+            gone = any(o.response.status == 410 for o in group)
+            self.service.attempts_ended(newest.endpoint, gone, newest.response.ok, newest.at)

@@ -1,5 +1,7 @@
-"""Response shapes. The endpoint shape is the spec's (2.5) plus state a manager needs; the
-secret appears only in the creation and rotation responses."""
+"""Response shapes: ``Webhook``, ``WebhookWithSecret`` and ``Delivery`` of the OpenAPI document
+(this service's part: ``webhooks/openapi.yaml``). The endpoint carries the state a manager
+needs (``disabled``, ``disabledReason``, times); the secret appears only in the creation and
+rotation responses."""
 
 from common.ids import iso
 

@@ -16,6 +16,11 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
+def active_keys(endpoint: dict, at: datetime) -> list[str]:
+    """The secrets that sign at ``at``: the current one and those still in their rotation window."""
+    return [s["key"] for s in endpoint.get("secrets", []) if s.get("expiresAt") is None or s["expiresAt"] > at]
+
+
 def payload(type_: str, timestamp: str, data: dict) -> dict:
     """The delivery body (Standard Webhooks payload structure)."""
     return {"type": type_, "timestamp": timestamp, "data": data}

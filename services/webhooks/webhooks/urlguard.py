@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import dns.exception
 import dns.resolver
 
-from webhooks.config import WebhookSettings
+from webhooks.config import WebhooksConfig
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _LOOKUPS = ThreadPoolExecutor(8, thread_name_prefix="dns")  # system-resolver lookups
@@ -63,23 +63,23 @@ def _why_forbidden(ip: IPAddress) -> str | None:
 
 
 class UrlPolicy:
-    def __init__(self, settings: WebhookSettings):
-        self.allow_http = settings.allow_http
+    def __init__(self, config: WebhooksConfig):
+        self.allow_http = config.allow_http
         self.allowed_names: set[str] = set()
         self.allowed_networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
-        for entry in settings.allowed_hosts:
+        for entry in config.allowed_hosts:
             try:
                 self.allowed_networks.append(ipaddress.ip_network(entry, strict=False))
             except ValueError:
                 self.allowed_names.add(entry.lower().rstrip("."))
         self.resolver = None
-        self.dns_timeout = settings.dns_timeout
-        if settings.dns_server:
-            host, _, port = settings.dns_server.rpartition(":")
+        self.dns_timeout = config.dns_timeout
+        if config.dns_server:
+            host, _, port = config.dns_server.rpartition(":")
             self.resolver = dns.resolver.Resolver(configure=False)
             self.resolver.nameservers = [host or "127.0.0.1"]
             self.resolver.port = int(port)
-            self.resolver.lifetime = settings.dns_timeout
+            self.resolver.lifetime = config.dns_timeout
 
     def check(self, url: str) -> Target:
         """Parse, resolve and vet ``url``; raise :class:`UrlRefused` if it may not be called."""

@@ -1,0 +1,221 @@
+"""Every database command and outbox write of the webhooks service.
+
+The service layer and the delivery pipeline (recorder, sender) decide; this module knows
+where endpoints and deliveries are stored and how to change them safely while several
+dispatcher processes race for the same work.
+
+Claims: a dispatcher claims a due delivery by pushing its ``nextAttemptAt`` forward by the
+lease and stamping its ``claim`` token, in one conditional update per document, so two
+dispatchers never both win the same attempt. Outcomes are written only where the token still
+matches. If the dispatcher dies, the due time passes and any live dispatcher takes the
+delivery over.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Callable, TypeVar
+
+from bson import ObjectId
+from pymongo import ReturnDocument, UpdateOne
+from pymongo.client_session import ClientSession
+from pymongo.errors import BulkWriteError
+
+from common.db import Insert, Store, Update, Write, new_document
+from common.events import Outbox
+from common.ids import now
+from webhooks import contract
+from webhooks.models import Delivery, Endpoint
+from webhooks.signing import message_id
+
+T = TypeVar("T")
+DUPLICATE_KEY = 11000
+
+
+class WebhookRepository:
+    def __init__(self, store: Store):
+        self.store = store
+        self.outbox = Outbox(store.db, contract.TOPIC)
+        self.endpoints = Endpoint._get_collection()
+        self.deliveries = Delivery._get_collection()
+
+    # -- transactions -----------------------------------------------------------------------
+
+    def transaction(self, work: Callable[[ClientSession], T]) -> T:
+        return self.store.transaction(work)
+
+    def write(self, session: ClientSession, writes: list[Write]) -> list[int]:
+        return self.store.write(session, writes)
+
+    def event(self, slug: str, type_: str, data: dict) -> Insert:
+        """The outbox write of an event, beside the change it reports."""
+        return self.outbox.insert(type_, slug, data)
+
+    # -- endpoints --------------------------------------------------------------------------
+
+    @staticmethod
+    def new_endpoint(**fields) -> dict:
+        return new_document(Endpoint, id=ObjectId(), **fields)
+
+    def count_endpoints(self, slug: str) -> int:
+        # A count, not on a hot path: a workspace has at most WEBHOOK_MAX_ENDPOINTS of them.
+        return self.endpoints.count_documents({"workspace": slug})
+
+    def insert_endpoint(self, doc: dict) -> None:
+        self.endpoints.insert_one(doc)
+
+    def endpoints_of(self, slug: str) -> list[dict]:
+        return list(self.endpoints.find({"workspace": slug}, sort=[("createdAt", 1), ("_id", 1)]))
+
+    def find_endpoint(self, slug: str, oid: ObjectId) -> dict | None:
+        return self.endpoints.find_one({"_id": oid, "workspace": slug})
+
+    def endpoint(self, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
+        return self.endpoints.find_one({"_id": oid}, session=session)
+
+    def change_endpoint(self, oid: ObjectId, fields: dict) -> dict | None:
+        """Set ``fields``; the endpoint as changed, or None if it is gone."""
+        return self.endpoints.find_one_and_update({"_id": oid}, {"$set": fields}, return_document=ReturnDocument.AFTER)
+
+    def disable_endpoint(self, oid: ObjectId, fields: dict) -> Update:
+        """The write that disables an endpoint the same transaction read as enabled."""
+        return Update(self.endpoints, {"_id": oid, "disabled": False}, {"$set": fields})
+
+    def delete_endpoint(self, oid: ObjectId) -> None:
+        """Delete the endpoint and its delivery log."""
+        self.endpoints.delete_one({"_id": oid})
+        # An attempt already under way finishes; its outcome then updates nothing.
+        self.deliveries.delete_many({"endpointId": oid})
+
+    def enabled_in(self, workspaces: list[str]) -> dict[str, list[dict]]:
+        """The enabled endpoints of these workspaces, by workspace (one query)."""
+        found: dict[str, list[dict]] = {}
+        for e in self.endpoints.find({"workspace": {"$in": workspaces}, "disabled": False}):
+            found.setdefault(e["workspace"], []).append(e)
+        return found
+
+    def endpoints_by_id(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
+        return {e["_id"]: e for e in self.endpoints.find({"_id": {"$in": list(set(ids))}})}
+
+    def start_failing(self, oid: ObjectId, at: datetime) -> None:
+        """Start the endpoint's failing span, unless another outcome started it already."""
+        self.endpoints.update_one({"_id": oid, "failingSince": None}, {"$set": {"failingSince": at}})
+
+    def clear_failing(self, oid: ObjectId) -> None:
+        self.endpoints.update_one({"_id": oid}, {"$set": {"failingSince": None}})
+
+    # -- deliveries: recording --------------------------------------------------------------
+
+    @staticmethod
+    def new_delivery(endpoint: dict, event_id: str, body: dict, due: datetime, claim: str | None) -> dict:
+        """A new delivery of ``body`` (the event's payload) to ``endpoint``, due at ``due``
+        and leased to ``claim`` (None: free for any dispatcher)."""
+        return new_document(
+            Delivery,
+            id=ObjectId(),
+            workspace=endpoint["workspace"],
+            endpointId=endpoint["_id"],
+            eventId=event_id,
+            messageId=message_id(event_id),
+            type=body["type"],
+            payload=body,
+            status=contract.PENDING,
+            nextAttemptAt=due,
+            claim=claim,
+            createdAt=now(),
+        )
+
+    def insert_delivery(self, doc: dict) -> None:
+        self.deliveries.insert_one(doc)
+
+    def insert_deliveries(self, docs: list[dict]) -> list[dict]:
+        """Store the deliveries in one write; return the new ones. The (endpoint, event) pair
+        is unique, so a delivery recorded before (a replayed event) is skipped, not an error."""
+        if not docs:
+            return []
+        try:
+            self.deliveries.insert_many(docs, ordered=False)
+            duplicates = set()
+        except BulkWriteError as ex:
+            errors = ex.details.get("writeErrors", [])
+            if any(e.get("code") != DUPLICATE_KEY for e in errors):
+                raise
+            duplicates = {e["index"] for e in errors}
+        return [d for i, d in enumerate(docs) if i not in duplicates]
+
+    # -- deliveries: claims, leases and outcomes --------------------------------------------
+
+    def claim_due(self, limit: int, token: str, lease: float) -> list[dict]:
+        """Lease up to ``limit`` due deliveries to ``token``; return those this call won."""
+        at = now()
+        due = {"status": contract.PENDING, "nextAttemptAt": {"$lte": at}}
+        # NOTE: SecantusDB sorts in memory and does not stop at the limit, so this costs in
+        # proportion to the due deliveries; dispatchers keep that set small by leasing what
+        # they record to themselves. Real MongoDB walks the index and stops at the limit.
+        ids = [d["_id"] for d in self.deliveries.find(due, projection={"_id": 1}, sort=[("nextAttemptAt", 1)], limit=limit)]
+        if not ids:
+            return []
+        # The update repeats the due condition: of two dispatchers that found the same ids,
+        # the second matches only what the first left unclaimed.
+        self.deliveries.update_many(
+            {"_id": {"$in": ids}, **due}, {"$set": {"nextAttemptAt": at + timedelta(seconds=lease), "claim": token}}
+        )
+        return list(self.deliveries.find({"_id": {"$in": ids}, "claim": token, "status": contract.PENDING}))
+
+    def renew(self, delivery_id: ObjectId, token: str, lease: float) -> bool:
+        """Extend a lease this token still holds; False if another dispatcher took it over."""
+        result = self.deliveries.update_one(
+            {"_id": delivery_id, "claim": token, "status": contract.PENDING},
+            {"$set": {"nextAttemptAt": now() + timedelta(seconds=lease)}},
+        )
+        return result.modified_count == 1
+
+    def release(self, ids: list[ObjectId], token: str) -> None:
+        """Give leased deliveries back: due now, for any dispatcher."""
+        if ids:
+            self.deliveries.update_many(
+                {"_id": {"$in": ids}, "claim": token, "status": contract.PENDING},
+                {"$set": {"nextAttemptAt": now(), "claim": None}},
+            )
+
+    def outcome(self, delivery_id: ObjectId, token: str, state: dict, attempt: dict) -> UpdateOne:
+        """The write of an attempt's outcome (``state``: the fields it sets), applied only while
+        ``token`` still holds the lease; the attempt log keeps the last ATTEMPT_LOG_SIZE."""
+        return UpdateOne(
+            {"_id": delivery_id, "claim": token},
+            {
+                "$set": {**state, "claim": None},
+                "$inc": {"attemptCount": 1},
+                "$push": {"attempts": {"$each": [attempt], "$slice": -contract.ATTEMPT_LOG_SIZE}},
+            },
+        )
+
+    def cancellation(self, delivery_id: ObjectId, token: str) -> UpdateOne:
+        """The write that cancels a leased delivery (its endpoint is disabled or gone)."""
+        return UpdateOne(
+            {"_id": delivery_id, "claim": token},
+            {"$set": {"status": contract.CANCELLED, "nextAttemptAt": None, "claim": None}},
+        )
+
+    def apply(self, updates: list[UpdateOne]) -> None:
+        """Outcomes and cancellations, in one bulk write."""
+        if updates:
+            self.deliveries.bulk_write(updates, ordered=False)
+
+    # -- the delivery log -------------------------------------------------------------------
+
+    def delivery_page(self, endpoint_id: ObjectId, status: str | None, limit: int, offset: int) -> list[dict]:
+        query = {"endpointId": endpoint_id, **({"status": status} if status else {})}
+        return list(self.deliveries.find(query, sort=[("createdAt", -1), ("_id", -1)], skip=offset, limit=limit))
+
+    def find_delivery(self, endpoint_id: ObjectId, oid: ObjectId) -> dict | None:
+        return self.deliveries.find_one({"_id": oid, "endpointId": endpoint_id})
+
+    def requeue(self, oid: ObjectId, status: str, schedule_start: int) -> bool:
+        """Make a finished delivery due now again with a fresh schedule, if it is still in
+        ``status``; False if it changed meanwhile."""
+        result = self.deliveries.update_one(
+            {"_id": oid, "status": status},
+            {"$set": {"status": contract.PENDING, "nextAttemptAt": now(), "claim": None, "scheduleStart": schedule_start}},
+        )
+        return result.modified_count == 1
