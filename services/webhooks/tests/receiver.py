@@ -23,6 +23,7 @@ class Reply:
     status: int = 200
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0  # > 0: send the status line, then one header byte every `drip` seconds, for a minute
 
 
 @dataclass
@@ -128,6 +129,16 @@ class Receiver:
         reply = route.next_reply(headers.get("webhook-id", "")) if route else Reply(404)
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.drip:
+            try:  # each byte comes inside any read timeout; only a deadline on the whole answer ends it
+                handler.wfile.write(f"HTTP/1.1 {reply.status} OK\r\nX-Drip: ".encode())
+                for _ in range(int(60 / reply.drip)):
+                    handler.wfile.write(b"x")
+                    handler.wfile.flush()
+                    time.sleep(reply.drip)
+            except OSError:
+                pass  # the sender cut the attempt: what the test wants
+            return
         try:
             handler.send_response(reply.status)
             for name, value in reply.headers.items():

@@ -33,6 +33,9 @@ class WebhooksConfig:
     timeout: float = 15.0  # seconds per attempt (connect + response)
     retry_scale: float = 1.0  # multiplies every retry delay (tests shrink the schedule)
     concurrency: int = 16  # attempts in flight per dispatcher process
+    # Attempts in flight to one endpoint per dispatcher process: a slow or hostile receiver
+    # holds at most this many sender threads, whatever its backlog.
+    endpoint_concurrency: int = 4
     poll_seconds: float = 0.2  # how often an idle dispatcher looks for due retries
     disable_after: float = 5 * 86400  # an endpoint failing without a success this long is disabled
     rotation_window: float = 24 * 3600  # an old secret keeps signing this long after a rotation
@@ -55,6 +58,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> WebhooksConfig:
         timeout=setting(env, "WEBHOOK_TIMEOUT_SECONDS", d.timeout, positive(float)),
         retry_scale=setting(env, "WEBHOOK_RETRY_SCALE", d.retry_scale, positive(float)),
         concurrency=setting(env, "WEBHOOK_CONCURRENCY", d.concurrency, positive(int)),
+        endpoint_concurrency=setting(env, "WEBHOOK_ENDPOINT_CONCURRENCY", d.endpoint_concurrency, positive(int)),
         poll_seconds=setting(env, "WEBHOOK_POLL_SECONDS", d.poll_seconds, positive(float)),
         disable_after=setting(env, "WEBHOOK_DISABLE_AFTER_SECONDS", d.disable_after, positive(float)),
         rotation_window=setting(env, "WEBHOOK_ROTATION_WINDOW_SECONDS", d.rotation_window, positive(float)),

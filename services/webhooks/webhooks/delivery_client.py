@@ -4,10 +4,16 @@ It connects to the checked IP itself (sending the URL's host in ``Host`` and, fo
 as the TLS server name that the certificate must match), never follows redirects, reads at
 most MAX_RESPONSE_BYTES of the answer, and turns every transport failure into an outcome
 instead of an exception. Connection pools are kept per (scheme, address, port, host).
+
+A read timeout bounds each wait for a byte, not the answer: a receiver that drips one byte
+just inside it would hold a sender thread for as long as it likes. So each attempt also has a
+wall-clock deadline (WEBHOOK_TIMEOUT_SECONDS for the whole exchange): a watchdog shuts the
+attempt's socket down when it passes, and the attempt fails as a timeout.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -21,6 +27,44 @@ from webhooks.contract import MAX_RESPONSE_BYTES, MAX_RETRY_AFTER, USER_AGENT
 from webhooks.urlguard import UrlPolicy, UrlRefused
 
 MAX_POOLS = 256
+_attempt = threading.local()  # the attempt a sender thread is making, for its connection to join
+
+
+class Attempt:
+    """One attempt's connection, which its watchdog cuts at the deadline."""
+
+    def __init__(self):
+        self.connection = None
+        self.cut = False
+        self._lock = threading.Lock()
+
+    def expire(self) -> None:
+        with self._lock:
+            self.cut = True
+            sock = getattr(self.connection, "sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read at once
+            except OSError:
+                pass
+
+
+class _Watched:
+    """A connection that tells the current attempt it is the one in use."""
+
+    def request(self, *args, **kwargs):
+        current = getattr(_attempt, "current", None)
+        if current is not None:
+            current.connection = self
+        return super().request(*args, **kwargs)
+
+
+class WatchedHTTPConnection(_Watched, urllib3.connection.HTTPConnection):
+    pass
+
+
+class WatchedHTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+    pass
 
 
 @dataclass(frozen=True)
@@ -59,6 +103,20 @@ class DeliveryClient:
         self._lock = threading.Lock()
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> Response:
+        attempt = _attempt.current = Attempt()
+        watchdog = threading.Timer(self.timeout, attempt.expire)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            response = self._post(url, body, headers)
+        finally:
+            watchdog.cancel()
+            _attempt.current = None
+        if attempt.cut:
+            return Response(None, f"timeout: no complete answer within {self.timeout:g}s", response.duration_ms)
+        return response
+
+    def _post(self, url: str, body: bytes, headers: dict[str, str]) -> Response:
         started = time.perf_counter()
 
         def done(status=None, error=None, retry_after=None) -> Response:
@@ -118,8 +176,10 @@ class DeliveryClient:
                 pool = urllib3.HTTPSConnectionPool(
                     address, port, server_hostname=host, assert_hostname=host, cert_reqs="CERT_REQUIRED", **options
                 )
+                pool.ConnectionCls = WatchedHTTPSConnection
             else:
                 pool = urllib3.HTTPConnectionPool(address, port, **options)
+                pool.ConnectionCls = WatchedHTTPConnection
             self._pools[key] = pool
             while len(self._pools) > MAX_POOLS:
                 self._pools.popitem(last=False)[1].close()

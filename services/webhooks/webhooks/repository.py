@@ -178,6 +178,14 @@ class WebhookRepository:
                 {"$set": {"nextAttemptAt": now(), "claim": None}},
             )
 
+    def defer(self, ids: list[ObjectId], token: str, seconds: float) -> None:
+        """Give leased deliveries back, due again in ``seconds`` (their endpoint is busy)."""
+        if ids:
+            self.deliveries.update_many(
+                {"_id": {"$in": ids}, "claim": token, "status": contract.PENDING},
+                {"$set": {"nextAttemptAt": now() + timedelta(seconds=seconds), "claim": None}},
+            )
+
     def outcome(self, delivery_id: ObjectId, token: str, state: dict, attempt: dict) -> UpdateOne:
         """The write of an attempt's outcome (``state``: the fields it sets), applied only while
         ``token`` still holds the lease; the attempt log keeps the last ATTEMPT_LOG_SIZE."""

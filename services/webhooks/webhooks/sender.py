@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 LINGER = 0.02  # seconds: outcomes that end close together are written in one bulk write
 ROUND_SECONDS = 1.0  # expected time for one round of WEBHOOK_CONCURRENCY attempts (lease estimate)
 LEASE_MARGIN = 5.0  # seconds of lease left after the longest attempt
+BUSY_ENDPOINT_DELAY = 1.0  # seconds before a delivery to an endpoint at its limit is due again
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Sender:
         self.results: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self.wake = threading.Event()  # an attempt ended
         self._busy = 0
+        self._in_flight: dict = {}  # endpoint id -> attempts under way
+        self._deferred: queue.SimpleQueue = queue.SimpleQueue()  # delivery ids whose endpoint was busy
         self._more_due = False
         self._lock = threading.Lock()
         self._workers = [
@@ -88,13 +91,21 @@ class Sender:
             item = self.queue.get()
             if item is None:
                 return
+            delivery, endpoint = item
             with self._lock:
+                if self._in_flight.get(endpoint["_id"], 0) >= self.settings.endpoint_concurrency:
+                    self._deferred.put(delivery["_id"])  # given back by the loop, due again soon
+                    continue
+                self._in_flight[endpoint["_id"]] = self._in_flight.get(endpoint["_id"], 0) + 1
                 self._busy += 1
             try:
-                self._attempt(*item)
+                self._attempt(delivery, endpoint)
             finally:
                 with self._lock:
                     self._busy -= 1
+                    left = self._in_flight.pop(endpoint["_id"]) - 1
+                    if left:
+                        self._in_flight[endpoint["_id"]] = left
                 self.wake.set()
 
     # -- the loop ------------------------------------------------------------------------
@@ -194,6 +205,18 @@ class Sender:
     # -- outcomes ------------------------------------------------------------------------
 
     def flush(self) -> None:
+        deferred = []
+        while True:
+            try:
+                deferred.append(self._deferred.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            self.repo.defer(deferred, self.token, BUSY_ENDPOINT_DELAY)
+        except PyMongoError:
+            for delivery_id in deferred:
+                self._deferred.put(delivery_id)
+            raise
         outcomes: list[Outcome] = []
         while True:
             try:
