@@ -33,7 +33,7 @@ from pymongo import MongoClient  # noqa: E402
 from common import auth  # noqa: E402
 from common.devstack import LocalStack, free_port  # noqa: E402
 from testkit import Api, create_workspace, wait_for  # noqa: E402
-from harness import cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
+from harness import NO_RATE_LIMITS, cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
 
 
 def seed(platform: LocalStack, slug: str, board_id: str, count: int) -> None:
@@ -62,7 +62,7 @@ def main() -> None:
     print(f"machine: {machine()}")
     ceiling_port = free_port()
     ceiling = start_ceiling(ceiling_port)
-    with tempfile.TemporaryDirectory() as logs, LocalStack(log_dir=Path(logs)) as platform:
+    with tempfile.TemporaryDirectory() as logs, LocalStack(log_dir=Path(logs), extra_env=NO_RATE_LIMITS) as platform:
         api = Api(platform.url)
         ws = create_workspace(api, platform.admin_token)
         ws.settings(anonVote=True)

@@ -82,7 +82,9 @@ def main() -> None:
     from posts.service import new_post as build_post
 
     logs = Path(tempfile.mkdtemp(prefix="posts-bench-"))
-    stack = LocalStack(log_dir=logs)
+    from harness import NO_RATE_LIMITS
+
+    stack = LocalStack(log_dir=logs, extra_env=NO_RATE_LIMITS)
     stack.start()
     try:
         http = urllib3.PoolManager(maxsize=16)

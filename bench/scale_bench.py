@@ -29,7 +29,7 @@ from pathlib import Path
 
 import urllib3
 
-from harness import ensure_wrk, machine, rss_mb, process_tree, start_ceiling, wait_up, wrk
+from harness import NO_RATE_LIMITS, ensure_wrk, machine, process_tree, rss_mb, start_ceiling, wait_up, wrk
 from posts_bench import generated_post
 
 STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
@@ -68,9 +68,7 @@ def main() -> None:
 
     print(f"machine: {machine()}")
     ensure_wrk()
-    off = {name: "0/60" for name in ("RATE_LIMIT_WRITES", "RATE_LIMIT_WRITES_PER_ADDRESS", "RATE_LIMIT_SEARCHES",
-                                      "RATE_LIMIT_SEARCHES_PER_ADDRESS", "RATE_LIMIT_API_KEYS", "RATE_LIMIT_AUTH_FAILURES")}
-    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="scale-bench-")), extra_env=off)
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="scale-bench-")), extra_env=NO_RATE_LIMITS)
     stack.start()
     ceiling_port = free_port()
     start_ceiling(ceiling_port)

@@ -33,7 +33,7 @@ from common.devstack import LocalStack  # noqa: E402
 from common.events import envelope  # noqa: E402
 from common.kafka import make_producer, publish  # noqa: E402
 from testkit import Api, create_workspace, unique_slug, wait_for  # noqa: E402
-from harness import machine  # noqa: E402
+from harness import NO_RATE_LIMITS, machine  # noqa: E402
 from kafka.partitioner.default import murmur2  # noqa: E402
 
 WORKSPACES = 8
@@ -170,7 +170,7 @@ def main() -> None:
     profiles = {"receiver answers at once": 0.0, f"receiver answers in {args.slow_ms:g} ms": args.slow_ms / 1000}
     rates: dict[tuple[str, int], tuple[float, str]] = {}
     latencies: dict[int, list[float]] = {}
-    with tempfile.TemporaryDirectory() as logs, LocalStack(log_dir=Path(logs), extra_env=env) as platform:
+    with tempfile.TemporaryDirectory() as logs, LocalStack(log_dir=Path(logs), extra_env={**NO_RATE_LIMITS, **env}) as platform:
         api = Api(platform.url)
         slugs = balanced_slugs(Settings.kafka_partitions, WORKSPACES // Settings.kafka_partitions)
         workspaces = [create_workspace(api, platform.admin_token, slug) for slug in slugs]

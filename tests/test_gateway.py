@@ -137,3 +137,20 @@ def test_overlong_uri_is_a_json_414(api, workspace):
     assert_error(api.get(f"{workspace.path}/posts?q=" + "x" * 9000), 414)
     r = api.get(f"{workspace.path}/branding", headers={"X-Big": "y" * 9000})
     assert r.status_code in (400, 431) and set(r.json()) == {"error"}
+
+
+class SitePlugin:
+    @hookimpl
+    def register_service(self):
+        page = Route("/b/{slug}", "site.resources:Board", ("GET", "POST"))
+        return ServiceSpec(name="site", context="site.plugin:create_context", pages=[page], site_root="/b/{slug}")
+
+
+def test_a_plugins_pages_are_routed_outside_v1_without_gateway_changes():
+    services = load_services(make_plugin_manager(load_entry_points=False, plugins=[SitePlugin()]))
+    client = falcon.testing.TestClient(create_app(Settings(), services))
+    r = client.simulate_get("/b/acme")  # routed to the site's service, not configured here
+    assert r.status_code == 503 and "site" in r.json["error"]
+    assert client.simulate_delete("/b/acme").status_code == 405
+    assert client.simulate_get("/b/NOT_A_SLUG").status_code == 404
+    assert client.simulate_get("/v1/b/acme").status_code == 404

@@ -27,6 +27,11 @@ from gateway.openapi import OpenAPIDocument, build_document
 
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept", "Idempotency-Key")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow", "Idempotent-Replayed")
+# A site's pages carry what browsers send and need, both ways; hop-by-hop headers never pass.
+PAGE_REQUEST_HEADERS = ("Content-Type", "Cookie", "Accept", "Accept-Language", "User-Agent", "Origin", "Referer",
+                        "If-None-Match", "If-Modified-Since")
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authenticate",
+              "proxy-authorization", "content-length", "date", "server"}
 DRAIN_LIMIT = 8 * 1024 * 1024
 MAX_URI_LENGTH = 4096
 
@@ -83,6 +88,34 @@ class Proxy:
         return body or None
 
 
+class PageProxy(Proxy):
+    """Forward a site's page requests: cookies and forms in, the page's headers (Set-Cookie,
+    security headers, redirects) out. No API credential is authenticated here: the caller is
+    anonymous to the site's service, which signs its visitors in with its own cookies."""
+
+    def forward(self, req: falcon.Request, resp: falcon.Response, limit: str | None, **params) -> None:
+        if len(req.relative_uri) > MAX_URI_LENGTH:
+            raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
+        if "slug" in params and not SLUG.match(params["slug"]):
+            raise NotFound(f"workspace '{params['slug']}' not found")
+        body = self._read_body(req)
+        headers = {h: req.get_header(h) for h in PAGE_REQUEST_HEADERS if req.get_header(h)}
+        headers.update(
+            {
+                "X-Request-Id": req.context.request_id,
+                "X-Forwarded-For": client_address(req, self.config.trusted_proxies),
+                "X-Forwarded-Proto": req.get_header("X-Forwarded-Proto") or req.scheme,
+                "X-Forwarded-Host": req.get_header("X-Forwarded-Host") or req.host,
+            }
+        )
+        answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, headers=headers)
+        resp.status = answer.status
+        resp.data = answer.data
+        for name in {n.lower() for n in answer.headers} - HOP_BY_HOP:
+            for value in answer.headers.getlist(name):
+                resp.append_header(name, value)
+
+
 def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
     """Read and drop what the client is still sending, so it gets our 413 instead of a reset
     connection; past ``limit`` the connection is closed anyway."""
@@ -128,13 +161,18 @@ def create_app(
     identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
     authn = Authenticator(settings, client, *identity)
     resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
-    middleware = [MetricsOnlyInternally(metrics_port), *([HostRouting(settings, client, *resolver)] if resolver else [])]
+    site_root = next((s.site_root for s in services.values() if s.site_root), None)
+    hosts = [HostRouting(settings, client, *resolver, site_root=site_root)] if resolver else []
+    middleware = [MetricsOnlyInternally(metrics_port), *hosts]
     app = create_base_app("gateway", middleware=middleware)
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
     for name, spec in services.items():
         proxy = Proxy(name, client, authn, limits, config, settings.max_body_bytes)
         for route in spec.routes:
             app.add_route("/v1" + route.template, proxy_for(route, proxy))
+        pages = PageProxy(name, client, authn, limits, config, settings.max_body_bytes)
+        for route in spec.pages:
+            app.add_route(route.template, proxy_for(route, pages))
     return app
 
 

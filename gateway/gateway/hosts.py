@@ -5,7 +5,9 @@ URL shape: with ``Host: feedback.customer.com`` (a verified custom domain of wor
 ``GET /v1/branding``, ``GET /v1`` (the workspace itself). A custom domain serves its own
 workspace only: a path naming another (``/v1/workspaces/other/...``) is a 404 there, and so
 is creating workspaces. Paths naming a workspace are served as they are on any other host,
-and ``/v1/openapi.json`` on every host. The platform's own host
+and ``/v1/openapi.json`` on every host. Any other path of a verified custom domain is the
+workspace's site (the service that declares ``site_root``, e.g. ``/b/{slug}``): ``/`` is its
+board, ``/posts/x`` its ``/b/acme/posts/x``. The platform's own host
 (PUBLIC_BASE_URL), ``localhost``, IP addresses and dotless names are never looked up.
 
 The plugin that declares ``host_resolver_path`` (the domains service) answers which
@@ -21,6 +23,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+from common.app import OPEN_PATHS
 from common.config import Settings
 from common.errors import FeedbackError, NotFound, Unavailable
 from common.internal import InternalClient
@@ -41,7 +44,8 @@ def rewrite(path: str, slug: str) -> str:
 class HostRouting:
     """Falcon middleware: rewrite slug-less /v1 paths on a custom domain before routing."""
 
-    def __init__(self, settings: Settings, client: InternalClient, service: str, path: str):
+    def __init__(self, settings: Settings, client: InternalClient, service: str, path: str, site_root: str | None = None):
+        self.site_root = site_root
         self.client = client
         self.service = service
         self.path = path
@@ -52,12 +56,22 @@ class HostRouting:
 
     def process_request(self, req, resp):
         path = req.path
-        if not (path == "/v1" or path.startswith("/v1/")) or path in PASS_THROUGH:
+        api = path == "/v1" or path.startswith("/v1/")
+        if path in PASS_THROUGH or path in OPEN_PATHS or not (api or self.site_root):
             return
         host = (req.host or "").lower().rstrip(".")
         if not self.is_custom(host):
             return
         slug = self.slug_of(host)
+        if not api:
+            if slug is not None:
+                root = self.site_root.format(slug=slug)
+                if path == root or path.startswith(root + "/"):
+                    return
+                if path.startswith(self.site_root.split("{slug}")[0]):
+                    raise NotFound(f"no such path: {path} ({host} serves workspace '{slug}' only)")
+                req.path = root + (path if path != "/" else "")
+            return
         if path == WORKSPACES or path.startswith(WORKSPACES + "/"):
             # Served as is on other hosts (e.g. the gateway's in-cluster name); a verified
             # custom domain serves its own workspace only.

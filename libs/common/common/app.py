@@ -230,6 +230,6 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
     app = create_app(spec.name, middleware=middleware, checks=checks, required_checks=["mongodb"])
     for route in spec.routes:
         app.add_route("/v1" + route.template, resolve(route.resource)(context))
-    for route in spec.internal_routes:
+    for route in (*spec.internal_routes, *spec.pages):
         app.add_route(route.template, resolve(route.resource)(context))
     return app

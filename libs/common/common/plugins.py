@@ -88,6 +88,13 @@ class ServiceSpec:
     - ``identity_path``: internal path that authenticates credentials (one service has it).
     - ``host_resolver_path``: internal path that maps a custom domain to its workspace:
       ``GET <path>?host=<host>`` answers ``{"slug": ...}`` or 404 (one service has it).
+    - ``pages``: a web site's routes, absolute templates outside ``/v1`` (e.g. ``/b/{slug}``).
+      The gateway proxies them with the visitor's cookies, forms and the pages' own headers,
+      authenticating no API credential: the site signs its visitors in itself and calls
+      ``/v1`` with their identity, so permissions and limits stay the API's.
+    - ``site_root``: the template under which a verified custom domain's other paths are
+      served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``); one
+      service has it.
     """
 
     name: str
@@ -103,6 +110,8 @@ class ServiceSpec:
     openapi: str | None = None
     identity_path: str | None = None
     host_resolver_path: str | None = None
+    pages: Sequence[Route] = ()
+    site_root: str | None = None
 
     def __post_init__(self):
         if self.events and not self.topic:
