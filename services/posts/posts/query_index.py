@@ -7,8 +7,8 @@ listed or merged), sort keys (created, votes, comments), title and search featur
 one sorted order per sort for each population (``listed``: what everyone sees; ``open``: every
 post not merged into another, for managers). A page is read off its sorted order; a filter is
 applied while walking it, and a filter that matches too few posts for the walk to fill the page
-soon is answered from its sets instead (so a rare filter costs what it matches, a common one
-what the page needs). The page's documents are then fetched by ``_id``.
+soon, or whose smallest set is small against the order, is answered from its sets instead (so
+a rare filter costs what it matches, a common one what the page needs). The page's documents are then fetched by ``_id``.
 
 The index is built from the posts collection the first time a workspace is asked for, and
 kept current by the service (``posts.service``): each post write stamps the post's
@@ -178,6 +178,9 @@ class WorkspaceIndex:
             if not filters:
                 return [self.entries[abs(k) & OID_MASK] for k in order.islice(offset, offset + limit)]
             wanted = offset + limit
+            smallest = min(filters, key=len)
+            if len(smallest) * WALK_PER_ITEM < len(order):  # sparse: fewer matches than walking would cost
+                return self._from_sets(filters, pop, sort, offset, wanted)
             found: list[int] = []
             budget = max(WALK_MIN, WALK_PER_ITEM * wanted)
             for steps, key in enumerate(order):
@@ -186,11 +189,13 @@ class WorkspaceIndex:
                     found.append(oid)
                     if len(found) == wanted:
                         break
-                if steps >= budget:  # a sparse filter: answer from its sets
-                    matches = set.intersection(*sorted(filters, key=len)) & self.members[pop]
-                    best = heapq.nsmallest(wanted, (self.entries[o] for o in matches), key=SORTS[sort])
-                    return best[offset:]
+                if steps >= budget:  # denser sets, but this page is still deep in the order
+                    return self._from_sets(filters, pop, sort, offset, wanted)
             return [self.entries[o] for o in found[offset:]]
+
+    def _from_sets(self, filters: list[set[int]], pop: str, sort: str, offset: int, wanted: int) -> list[Entry]:
+        matches = set.intersection(*sorted(filters, key=len)) & self.members[pop]
+        return heapq.nsmallest(wanted, (self.entries[o] for o in matches), key=SORTS[sort])[offset:]
 
     def roadmap(self, statuses: list[str], board: str | None, limit: int) -> dict[str, list[Entry]]:
         """Each status's listed posts with the most votes."""
