@@ -12,13 +12,13 @@ answers the document as written, which is what the caller returns.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable, TypeVar
+from typing import TypeVar
 
+from common.db import Insert, Store, new_document
+from common.repository import Repository
 from pymongo import ReturnDocument
 from pymongo.client_session import ClientSession
 
-from common.db import Insert, Store, new_document
-from common.events import Outbox
 from domains import contract
 from domains.models import DomainConfig
 
@@ -29,21 +29,12 @@ CLEARED = {"status": contract.NONE, "errors": [], "verifiedAt": None, "checkedAt
            "deadline": None, "attempts": 0, "inconclusive": 0}
 
 
-class DomainRepository:
+class DomainRepository(Repository):
     def __init__(self, store: Store):
-        self.store = store
-        self.outbox = Outbox(store.db, contract.TOPIC)
+        super().__init__(store, contract.TOPIC)
         self.domains = DomainConfig._get_collection()
 
     # -- transactions and events ---------------------------------------------------------
-
-    def transaction(self, work: Callable[[ClientSession], T]) -> T:
-        """Run ``work(session)`` in one transaction, again on a write conflict."""
-        return self.store.transaction(work)
-
-    def event(self, slug: str, type_: str, data: dict) -> Insert:
-        """The outbox write of an event, applied by the write it reports."""
-        return self.outbox.insert(type_, slug, data)
 
     # -- reads -----------------------------------------------------------------------------
 

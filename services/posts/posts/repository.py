@@ -14,14 +14,14 @@ local stand-in scans its collection for every findAndModify (docs/benchmarks.md)
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable, TypeVar
+from typing import Iterable, TypeVar
 
 from bson import ObjectId
+from common.db import Delete, Insert, Store, Update, Write, new_document
+from common.repository import Repository
 from pymongo.client_session import ClientSession
 from pymongo.errors import DuplicateKeyError
 
-from common.db import Delete, Insert, Store, Update, Write, new_document
-from common.events import Outbox
 from posts import contract
 from posts.models import Comment, Post, Vote, WorkspaceView
 
@@ -48,28 +48,15 @@ def clock_ids(slug: str) -> list[str]:
     return [clock_id(slug, n) for n in range(CLOCKS)]
 
 
-class PostRepository:
+class PostRepository(Repository):
     def __init__(self, store: Store):
-        self.store = store
-        self.outbox = Outbox(store.db, contract.TOPIC)
+        super().__init__(store, contract.TOPIC)
         self.posts = Post._get_collection()
         self.votes = Vote._get_collection()
         self.comments = Comment._get_collection()
         self.workspace_views = WorkspaceView._get_collection()
 
     # -- transactions -----------------------------------------------------------------------
-
-    def transaction(self, work: Callable[[ClientSession], T], *, hot_key: str | None = None) -> T:
-        """Run ``work(session)`` in one transaction, again on a write conflict (``hot_key``:
-        the post every such transaction writes, so this process's writers queue instead)."""
-        return self.store.transaction(work, hot_key=hot_key)
-
-    def write(self, session: ClientSession, writes: list[Write]) -> list[int]:
-        return self.store.write(session, writes)
-
-    def event(self, slug: str, type_: str, data: dict) -> Insert:
-        """The outbox write of an event, beside the change it reports."""
-        return self.outbox.insert(type_, slug, data)
 
     # -- posts ------------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ import uuid
 import pytest
 from bson import ObjectId
 
-from common import auth
 from posts import contract
 from posts.service import ListQuery, PostService
 

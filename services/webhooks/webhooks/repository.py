@@ -14,16 +14,16 @@ delivery over.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from bson import ObjectId
+from common.db import Store, Update, new_document
+from common.ids import now
+from common.repository import Repository
 from pymongo import ReturnDocument, UpdateOne
 from pymongo.client_session import ClientSession
 from pymongo.errors import BulkWriteError
 
-from common.db import Insert, Store, Update, Write, new_document
-from common.events import Outbox
-from common.ids import now
 from webhooks import contract
 from webhooks.models import Delivery, Endpoint
 from webhooks.signing import message_id
@@ -32,24 +32,13 @@ T = TypeVar("T")
 DUPLICATE_KEY = 11000
 
 
-class WebhookRepository:
+class WebhookRepository(Repository):
     def __init__(self, store: Store):
-        self.store = store
-        self.outbox = Outbox(store.db, contract.TOPIC)
+        super().__init__(store, contract.TOPIC)
         self.endpoints = Endpoint._get_collection()
         self.deliveries = Delivery._get_collection()
 
     # -- transactions -----------------------------------------------------------------------
-
-    def transaction(self, work: Callable[[ClientSession], T]) -> T:
-        return self.store.transaction(work)
-
-    def write(self, session: ClientSession, writes: list[Write]) -> list[int]:
-        return self.store.write(session, writes)
-
-    def event(self, slug: str, type_: str, data: dict) -> Insert:
-        """The outbox write of an event, beside the change it reports."""
-        return self.outbox.insert(type_, slug, data)
 
     # -- endpoints --------------------------------------------------------------------------
 

@@ -9,37 +9,28 @@ the document its snapshot event is built from.
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from bson import ObjectId
+from common.db import Insert, Store, new_document
+from common.repository import Repository
 from pymongo import ReturnDocument
 from pymongo.client_session import ClientSession
 
-from common.db import Insert, Store, new_document
-from common.events import Outbox
 from workspaces import contract
 from workspaces.models import ApiKey, Board, Changelog, Status, Workspace
 
 T = TypeVar("T")
 
 
-class WorkspaceRepository:
+class WorkspaceRepository(Repository):
     def __init__(self, store: Store):
-        self.store = store
-        self.outbox = Outbox(store.db, contract.TOPIC)
+        super().__init__(store, contract.TOPIC)
         self.workspaces = Workspace._get_collection()
         self.keys = ApiKey._get_collection()
         self.changelogs = Changelog._get_collection()
 
     # -- transactions and events ------------------------------------------------------------
-
-    def transaction(self, work: Callable[[ClientSession], T]) -> T:
-        """Run ``work(session)`` in one transaction, again on a write conflict."""
-        return self.store.transaction(work)
-
-    def event(self, slug: str, type_: str, data: dict) -> Insert:
-        """The outbox write of an event, to apply beside the change it reports."""
-        return self.outbox.insert(type_, slug, data)
 
     def publish(self, session: ClientSession, slug: str, type_: str, data: dict) -> None:
         """Add an event to the outbox inside ``session``'s transaction."""
