@@ -17,7 +17,7 @@ class PostsConfig:
     # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
     permission_max_age: float = 5.0
     # Most candidates a similarity search scores.
-    search_candidates: int = 2000
+    search_candidates: int = 400
     # Items below this similarity are not returned by /posts/search.
     min_similarity: float = 0.1
 

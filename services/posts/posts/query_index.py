@@ -19,6 +19,7 @@ in the same query that fetches its page, catching up on the posts changed since 
 from __future__ import annotations
 
 import heapq
+import math
 import sys
 import threading
 from dataclasses import dataclass
@@ -202,13 +203,16 @@ class WorkspaceIndex:
         return {s: self.page("top", False, 0, limit, board=board, status=s) for s in statuses}
 
     def candidates(self, terms: list[str], manager: bool, board: str | None, most: int) -> list[Entry]:
-        """Posts sharing a term with a search, those sharing the most first (at most ``most``):
-        not merged, listed unless the caller is a manager, on ``board`` if given."""
+        """Posts sharing a term with a search, those sharing the rarest terms first (at most
+        ``most``): not merged, listed unless the caller is a manager, on ``board`` if given."""
         with self.lock:
-            shared: dict[int, int] = {}
+            shared: dict[int, float] = {}
+            total = len(self.entries) or 1
             for term in terms:
-                for oid in self.postings.get(term, ()):
-                    shared[oid] = shared.get(oid, 0) + 1
+                posting = self.postings.get(term, ())
+                weight = math.log(1 + total / len(posting)) if posting else 0.0
+                for oid in posting:
+                    shared[oid] = shared.get(oid, 0.0) + weight
             pop = self.members[OPEN if manager else LISTED]
             on_board = self.by_board.get(board, set()) if board is not None else None
             eligible = [o for o in shared if o in pop and (on_board is None or o in on_board)]
