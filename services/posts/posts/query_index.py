@@ -91,6 +91,7 @@ class WorkspaceIndex:
 
     def __init__(self, docs: Iterable[dict], clocks: dict[str, int]):
         self.lock = threading.RLock()
+        self.catching_up = threading.Lock()  # one catch-up at a time; the others wait for it
         self.entries: dict[int, Entry] = {}
         self.orders = {(pop, sort): SortedList() for pop in (LISTED, OPEN) for sort in SORTS}
         self.members: dict[str, set[int]] = {LISTED: set(), OPEN: set()}
@@ -116,8 +117,8 @@ class WorkspaceIndex:
         entry = Entry.from_doc(doc)
         with self.lock:
             old = self.entries.get(entry.oid)
-            if old is not None and old.changed > entry.changed:
-                return
+            if old is not None and old.changed >= entry.changed:
+                return  # this write (or a later one) is in already: catch-ups overlap
             if old is not None:
                 self._remove(old)
             self._add(entry)

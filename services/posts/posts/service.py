@@ -166,12 +166,20 @@ class PostService:
         return [d for d in ordered if d is not None]
 
     def _catch_up(self, slug: str, index: WorkspaceIndex, clocks: dict[str, int]) -> bool:
-        """Apply the posts changed since the index last looked, if a change clock moved."""
-        if all(index.clocks.get(c, 0) == n for c, n in clocks.items()):
+        """Apply the posts changed since the index last looked, if a change clock moved. One
+        catch-up at a time per index: requests that saw the same clocks move wait for it
+        rather than each reading (and applying) the same changes."""
+        def behind() -> bool:  # clocks only move forward
+            return any(index.clocks.get(c, 0) < n for c, n in clocks.items())
+
+        if not behind():
             return False
-        for doc in self.repo.changed_since(slug, index.watermark):
-            index.apply(doc)
-        index.clocks.update(clocks)
+        with index.catching_up:
+            if behind():
+                for doc in self.repo.changed_since(slug, index.watermark):
+                    index.apply(doc)
+                for clock, n in clocks.items():
+                    index.clocks[clock] = max(index.clocks.get(clock, 0), n)
         return True
 
     def _build_index(self, slug: str) -> WorkspaceIndex:
