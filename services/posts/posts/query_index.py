@@ -209,11 +209,20 @@ class WorkspaceIndex:
         with self.lock:
             shared: dict[int, float] = {}
             total = len(self.entries) or 1
-            for term in terms:
-                posting = self.postings.get(term, ())
-                weight = math.log(1 + total / len(posting)) if posting else 0.0
-                for oid in posting:
-                    shared[oid] = shared.get(oid, 0.0) + weight
+            # Rarest terms first. Once there are enough candidates, a common term (a long
+            # posting) only adds its little weight to them: posts sharing nothing rarer are not
+            # read, so the cost stays with the candidates, not with the board.
+            for posting in sorted((self.postings.get(t, ()) for t in terms), key=len):
+                if not posting:
+                    continue
+                weight = math.log(1 + total / len(posting))
+                if len(shared) < most:
+                    for oid in posting:
+                        shared[oid] = shared.get(oid, 0.0) + weight
+                else:
+                    for oid in shared:
+                        if oid in posting:
+                            shared[oid] += weight
             pop = self.members[OPEN if manager else LISTED]
             on_board = self.by_board.get(board, set()) if board is not None else None
             eligible = [o for o in shared if o in pop and (on_board is None or o in on_board)]
