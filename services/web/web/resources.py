@@ -32,7 +32,7 @@ class PageResource:
         self.templates = context.templates
 
     def visitor(self, req, slug):
-        return self.site.visitor(slug, req.cookies)
+        return self.site.visitor(slug, req.cookies, req.get_header("X-Forwarded-For"))
 
     @staticmethod
     def form(req) -> dict:

@@ -66,7 +66,11 @@ class Site:
         self.secret = config.cookie_secret
 
     # ---- who is visiting -------------------------------------------------------------
-    def visitor(self, slug: str, cookies: dict) -> Visitor:
+    def visitor(self, slug: str, cookies: dict, address: str | None = None) -> Visitor:
+        """Who is visiting, from the site's cookies. ``address``: the visitor's address as the
+        gateway saw it, passed on as X-Forwarded-For so that, with the web pods in the
+        gateway's TRUSTED_PROXIES, per-address rate limits count visitors, not the site."""
+        forwarded = {"X-Forwarded-For": address} if address else {}
         fresh = []
         anon_id = self._anon_id(cookies.get(ANON_COOKIE, ""))
         if anon_id is None:
@@ -76,11 +80,11 @@ class Site:
         session = self.sessions.find(sid) if sid else None
         if session is not None and session["workspace"] == slug:
             if session["kind"] == "manager":
-                identity = {"Authorization": f"Bearer {session['credential']}"}
+                identity = {"Authorization": f"Bearer {session['credential']}", **forwarded}
             else:
-                identity = {"X-Feedback-User": session["credential"]}
+                identity = {"X-Feedback-User": session["credential"], **forwarded}
             return Visitor(slug, anon_id, session["kind"], identity, session["csrf"], sid, fresh)
-        identity = {"X-Feedback-Anonymous-Id": anon_id}
+        identity = {"X-Feedback-Anonymous-Id": anon_id, **forwarded}
         return Visitor(slug, anon_id, "anonymous", identity, _sign(self.secret, "csrf:" + anon_id)[:32], None, fresh)
 
     def _anon_id(self, cookie: str) -> str | None:
