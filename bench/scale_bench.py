@@ -159,7 +159,7 @@ def main() -> None:
                 ratio = p50 / results[smallest][name][0]
                 row += f"{p50:9.1f} / {p95:6.1f} ({ratio:4.2f}x)"
             print(row)
-        print(f"\nlist (sort=top) throughput, 16 connections: " + ", ".join(f"{size}: {throughput[size]:.0f} req/s" for size in sizes)
+        print("\nlist (sort=top) throughput, 16 connections: " + ", ".join(f"{size}: {throughput[size]:.0f} req/s" for size in sizes)
               + f"; trivial Falcon ceiling {ceiling.rps:.0f} req/s")
         print("posts API RSS (all its processes) after each size: " + ", ".join(f"{size}: {memory[size]:.0f} MB" for size in sizes))
         total = sum(sizes)

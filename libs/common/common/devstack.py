@@ -304,6 +304,7 @@ def main() -> None:
             f"""
 Feedback platform running.
   API:       {stack.url}/v1   (OpenAPI: {stack.url}/v1/openapi.json)
+  Board:     {stack.url}/b/acme (after creating workspace acme)
   MongoDB:   {stack.mongodb_uri}
   Kafka:     {stack.kafka_bootstrap}
   Admin token (kept in .data/admin-token): {stack.admin_token}

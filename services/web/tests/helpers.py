@@ -1,0 +1,80 @@
+"""Helpers of the web site's tests: a browser-like client of the pages, posts made via the API."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import requests
+
+
+class Visitor:
+    """A requests session that keeps the site's cookies, like a browser without JavaScript."""
+
+    def __init__(self, stack_url: str, slug: str):
+        self.base = stack_url.rstrip("/")
+        self.slug = slug
+        self.http = requests.Session()
+
+    def url(self, path: str = "") -> str:
+        return f"{self.base}/b/{self.slug}{path}"
+
+    def get(self, path: str = "", **kw):
+        return self.http.get(self.url(path), timeout=30, **kw)
+
+    def post(self, path: str, data: dict, **kw):
+        return self.http.post(self.url(path), data=data, timeout=30, allow_redirects=kw.pop("allow_redirects", True), **kw)
+
+    def csrf(self, path: str = "") -> str:
+        return csrf_of(self.get(path).text)
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, "no CSRF token in the page"
+    return match.group(1)
+
+
+def vote_count(html: str, post_id: str) -> int:
+    match = re.search(rf'data-post-id="{post_id}".*?data-count>(\d+)<', html, re.S)
+    assert match, f"post {post_id} is not on the page"
+    return int(match.group(1))
+
+
+def create_post(workspace, title: str, content: str = "", board: str = "features", **identity) -> dict:
+    r = workspace.api.post(f"{workspace.path}/posts", json={"boardSlug": board, "title": title, "content": content},
+                           **(identity or {"key": workspace.key}))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+class Scripts(HTMLParser):
+    """Every <script> element of a page, with its attributes and body."""
+
+    def __init__(self):
+        super().__init__()
+        self.scripts: list[dict] = []
+        self.handlers: list[str] = []
+        self._open = None
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name.startswith("on") or (value or "").strip().lower().startswith("javascript:"):
+                self.handlers.append(f"{tag} {name}={value}")
+        if tag == "script":
+            self._open = {"attrs": dict(attrs), "body": ""}
+            self.scripts.append(self._open)
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open["body"] += data
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._open = None
+
+
+def scripts_of(html: str) -> Scripts:
+    parser = Scripts()
+    parser.feed(html)
+    return parser

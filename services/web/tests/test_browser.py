@@ -1,0 +1,219 @@
+"""The board site in a real browser: Debian's chromium driven by Playwright, axe-core for
+accessibility, screenshots of every page in light and dark theme.
+
+Skipped (with the reason) where /usr/bin/chromium, playwright or axe-core is missing:
+`.ci/run` installs chromium and axe-core (into .cache/axe, ignored by git)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .helpers import create_post
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT = Path(__file__).resolve().parents[3]
+AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def site(stack, workspace):
+    workspace.board("features", "Feature requests")
+    workspace.settings(anonVote=True, anonComment=True, anonSubmit=True)
+    return f"{stack.url}/b/{workspace.slug}"
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    dialogs = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs
+    yield pg
+    context.close()
+
+
+def count_of(pg, post_id):
+    return int(pg.locator(f'[data-post-id="{post_id}"] [data-count]').inner_text())
+
+
+def test_board_vote_survives_reload(page, site, workspace):
+    post = create_post(workspace, "Browser vote")
+    page.goto(site)
+    assert page.locator("h1").inner_text() == "Feedback"
+    assert count_of(page, post["id"]) == 0
+    page.locator(f'[data-post-id="{post["id"]}"] button.vote-button').click()
+    page.wait_for_load_state()
+    assert count_of(page, post["id"]) == 1
+    page.reload()
+    assert count_of(page, post["id"]) == 1
+    assert page.locator(f'[data-post-id="{post["id"]}"] button.vote-button').get_attribute("aria-pressed") == "true"
+
+
+def test_submit_page_shows_similar_posts(page, site, workspace):
+    existing = create_post(workspace, "Export reports to CSV files")
+    page.goto(site + "/new")
+    page.fill("#n-title", "export csv")
+    link = page.locator("#similar a").first
+    link.wait_for()
+    assert link.inner_text() == "Export reports to CSV files"
+    assert link.get_attribute("href").endswith(existing["id"])
+    page.fill("#n-content", "Please")
+    page.click("form.submit button[type=submit]")
+    page.wait_for_url(re.compile(r"/p/[0-9a-f]{24}$"))
+    assert page.locator("h1").inner_text() == "export csv"
+
+
+def test_reply_appears_under_its_parent(page, site, workspace):
+    post = create_post(workspace, "Discuss")
+    parent = workspace.api.post(f"{workspace.path}/posts/{post['id']}/comments", key=workspace.key, json={"content": "Parent comment"}).json()
+    workspace.api.post(f"{workspace.path}/posts/{post['id']}/comments", key=workspace.key, json={"content": "Later top-level"})
+    page.goto(f"{site}/p/{post['id']}")
+    item = page.locator(f"#c-{parent['id']}")
+    item.locator("summary").click()
+    item.locator("textarea").fill("My answer")
+    item.locator("button[type=submit]").click()
+    page.wait_for_load_state()
+    reply = page.locator("li.comment", has_text="My answer")
+    assert reply.get_attribute("data-parent-id") == parent["id"] and reply.get_attribute("data-depth") == "1"
+    texts = page.locator("li.comment .content").all_inner_texts()
+    assert texts.index("Parent comment") + 1 == texts.index("My answer")
+    assert page.locator(f"#c-{parent['id']} .badge.team").count() == 1
+
+
+def test_anonymous_vote_refused_then_sso_sign_in(page, site, workspace):
+    workspace.settings(anonVote=False)
+    post = create_post(workspace, "Members only")
+    page.goto(site)
+    page.locator(f'[data-post-id="{post["id"]}"] button.vote-button').click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Sign in to vote"
+    assert "/sso?token=" in page.content()
+    response = page.goto(f"{site}/sso?token={workspace.user_token('browser-user')}")
+    assert response.ok and page.url.rstrip("/").endswith(workspace.slug)
+    cookie = [c for c in page.context.cookies() if c["name"] == "fb_session"][0]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    assert page.locator("text=Sign out").count() == 1
+    page.locator(f'[data-post-id="{post["id"]}"] button.vote-button').click()
+    page.wait_for_load_state()
+    assert count_of(page, post["id"]) == 1
+
+
+def test_manager_changes_status_and_merges(page, site, workspace):
+    a = create_post(workspace, "Single sign-on with Okta")
+    b = create_post(workspace, "Okta single sign-on support")
+    page.goto(site + "/admin/sign-in")
+    page.fill("#a-key", workspace.key)
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(r"/admin/queue$"))
+    assert workspace.key not in page.content()
+    page.goto(f"{site}/p/{a['id']}")
+    page.select_option("#t-status", "planned")
+    page.click("text=Change status")
+    page.wait_for_load_state()
+    assert page.locator(".post .badge[data-status]").first.inner_text() == "Planned"
+    page.fill("#t-merge-q", "okta sign-on")
+    page.click(".triage button:has-text('Search')")
+    page.get_by_role("button", name=f"Merge into {b['title']}").click()
+    page.wait_for_load_state()
+    assert "Merged into" in page.locator(".notice").inner_text()
+    page.click(".notice a")
+    page.wait_for_load_state()
+    assert page.locator("#merged-here").count() == 1
+    page.goto(f"{site}/p/{a['id']}")
+    page.click("text=Undo the merge")
+    page.wait_for_load_state()
+    assert page.locator(".notice").count() == 0
+
+
+def test_roadmap_and_changelog(page, site, workspace):
+    post = create_post(workspace, "Roadmap item")
+    workspace.api.patch(f"{workspace.path}/posts/{post['id']}", key=workspace.key, json={"statusSlug": "planned"})
+    workspace.api.post(f"{workspace.path}/changelogs", key=workspace.key,
+                       json={"title": "Big release", "slug": "big", "content": "We shipped *it*", "postIds": [post["id"]], "publish": True})
+    page.goto(site + "/roadmap")
+    assert page.locator('[data-status="planned"] a', has_text="Roadmap item").count() == 1
+    page.goto(site + "/changelog")
+    assert page.locator("article.entry h2").first.inner_text() == "Big release"
+    page.click("article.entry a:has-text('Roadmap item')")
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Roadmap item"
+
+
+def test_script_in_post_is_inert(page, site, workspace):
+    post = create_post(workspace, "<img src=x onerror=alert(1)>", "<script>alert(2)</script>\n\n[x](javascript:alert(3))\n\n<svg onload=alert(4)>")
+    page.goto(site)
+    page.goto(f"{site}/p/{post['id']}")
+    page.locator("text=[x](javascript:alert(3))").count()
+    page.wait_for_timeout(300)
+    assert page.dialogs == []
+    assert page.evaluate("document.querySelectorAll('main script, [onerror], [onload]').length") == 0
+
+
+def _pages(site, workspace) -> dict[str, str]:
+    a = create_post(workspace, "Accessible dark mode", "Some **markdown** content")
+    create_post(workspace, "Another idea")
+    workspace.api.post(f"{workspace.path}/posts/{a['id']}/comments", key=workspace.key, json={"content": "Thanks!"})
+    workspace.api.patch(f"{workspace.path}/posts/{a['id']}", key=workspace.key, json={"statusSlug": "planned"})
+    workspace.api.post(f"{workspace.path}/changelogs", key=workspace.key,
+                       json={"title": "Release", "slug": "rel", "content": "Done", "postIds": [a["id"]], "publish": True})
+    return {"board": site, "post": f"{site}/p/{a['id']}", "roadmap": f"{site}/roadmap", "changelog": f"{site}/changelog",
+            "new": f"{site}/new", "sign-in": f"{site}/admin/sign-in"}
+
+
+def test_accessibility_and_screenshots(browser, site, workspace):
+    if not AXE.exists():
+        pytest.skip(f"axe-core is missing ({AXE}; npm install --prefix .cache/axe axe-core)")
+    shots = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tempfile.mkdtemp(prefix="feedback-web-")) / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    pages = _pages(site, workspace)
+    problems = []
+    for theme in ("light", "dark"):
+        workspace.settings(theme=theme)
+        # axe is injected as a script of the test's own; the site's CSP would refuse it.
+        context = browser.new_context(bypass_csp=True, color_scheme=theme, viewport={"width": 1100, "height": 800})
+        pg = context.new_page()
+        for name, url in pages.items():
+            pg.goto(url)
+            assert pg.locator("html").get_attribute("data-theme") == theme
+            pg.screenshot(path=str(shots / f"{name}-{theme}.png"), full_page=True)
+            pg.add_script_tag(path=str(AXE))
+            result = pg.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                                 ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 3)}))")
+            problems += [(theme, name, v) for v in result if v["impact"] in ("serious", "critical")]
+        # a signed-in manager's post page too (the triage controls)
+        pg.goto(pages["sign-in"])
+        pg.fill("#a-key", workspace.key)
+        pg.click("main button[type=submit]")
+        pg.wait_for_load_state()
+        for name in ("post", "queue"):
+            pg.goto(pages["post"] if name == "post" else f"{site}/admin/queue")
+            pg.screenshot(path=str(shots / f"manager-{name}-{theme}.png"), full_page=True)
+            pg.add_script_tag(path=str(AXE))
+            result = pg.evaluate("async () => (await axe.run()).violations.map(v => ({id: v.id, impact: v.impact}))")
+            problems += [(theme, "manager-" + name, v) for v in result if v["impact"] in ("serious", "critical")]
+        context.close()
+    assert not problems, "\n".join(map(str, problems))
+    assert len(list(shots.glob("*.png"))) >= 16

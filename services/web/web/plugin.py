@@ -1,0 +1,69 @@
+"""The web plugin: the public board site, as pages the gateway proxies outside /v1.
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.config import Settings
+from common.plugins import Route, ServiceSpec, hookimpl
+
+R = "web.resources:"
+B = "/b/{slug}"
+PAGES = [
+    Route(B, R + "Board", ("GET",)),
+    Route(B + "/p/{postId}", R + "PostPage", ("GET",)),
+    Route(B + "/p/{postId}/vote", R + "Vote", ("POST",)),
+    Route(B + "/p/{postId}/comments", R + "Comment", ("POST",)),
+    Route(B + "/p/{postId}/triage", R + "Triage", ("POST",)),
+    Route(B + "/roadmap", R + "Roadmap", ("GET",)),
+    Route(B + "/changelog", R + "Changelog", ("GET",)),
+    Route(B + "/new", R + "NewPost", ("GET", "POST")),
+    Route(B + "/sso", R + "Sso", ("GET",)),
+    Route(B + "/sign-out", R + "SignOut", ("POST",)),
+    Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET", "POST")),
+    Route(B + "/admin/queue", R + "Queue", ("GET",)),
+    Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
+    Route(B + "/static/{name}", R + "Static", ("GET",)),
+]
+
+
+@dataclass
+class Context:
+    settings: Settings
+    config: object  # web.config.WebConfig
+    store: object  # common.db.Store
+    site: object  # web.service.Site
+    templates: object  # jinja2.Environment
+
+    def start_api(self) -> None:
+        pass  # nothing runs beside an API process's requests
+
+
+def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from web.api import ApiClient
+    from web.config import load_config
+    from web.models import ALIAS
+    from web.render import environment
+    from web.repository import SessionRepository
+    from web.service import Site
+
+    config = load_config(settings)
+    store = Store(settings, ALIAS)
+    site = Site(ApiClient(config.api_url, config.api_timeout), SessionRepository(store), config)
+    return Context(settings, config, store, site, environment())
+
+
+@hookimpl
+def register_service() -> ServiceSpec:
+    return ServiceSpec(
+        name="web",
+        context="web.plugin:create_context",
+        pages=PAGES,
+        site_root=B,
+        models="web.models:MODELS",
+    )

@@ -1,0 +1,309 @@
+"""The site's rules: who the visitor is, which API calls each page makes, sessions and CSRF.
+
+Every read and write goes to the public API with the visitor's own identity (an anonymous
+id, an SSO user's token or a manager's API key kept in the session), so visibility,
+permissions and rate limits are the API's. No page makes one API call per post.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from web.api import ApiClient, ApiError
+
+ANON_COOKIE = "fb_anon"
+SESSION_COOKIE = "fb_session"
+ANON_ID = re.compile(r"[0-9a-f]{32}")
+SORTS = {"trending": "top", "new": "newest", "top": "top"}
+MODERATION = ("approved", "pending", "rejected", "spam")
+
+
+class Forbidden(Exception):
+    """A form without a valid CSRF token, or a manager action without a manager session."""
+
+
+@dataclass
+class Page:
+    template: str
+    context: dict
+    status: int = 200
+
+
+@dataclass
+class Redirect:
+    location: str
+
+
+@dataclass
+class Visitor:
+    slug: str
+    anon_id: str
+    kind: str  # "anonymous" | "user" | "manager"
+    identity: dict  # the API headers that say who this is
+    csrf: str
+    session_id: str | None = None
+    cookies: list = field(default_factory=list)  # (name, value, max_age) to set; value None clears
+
+    @property
+    def is_manager(self) -> bool:
+        return self.kind == "manager"
+
+
+def _sign(secret: str, message: str) -> str:
+    return hmac.new(secret.encode(), message.encode(), hashlib.sha256).hexdigest()
+
+
+class Site:
+    def __init__(self, api: ApiClient, sessions, config):
+        self.api = api
+        self.sessions = sessions
+        self.config = config
+        self.secret = config.cookie_secret
+
+    # ---- who is visiting -------------------------------------------------------------
+    def visitor(self, slug: str, cookies: dict, address: str | None = None) -> Visitor:
+        """Who is visiting, from the site's cookies. ``address``: the visitor's address as the
+        gateway saw it, passed on as X-Forwarded-For so that, with the web pods in the
+        gateway's TRUSTED_PROXIES, per-address rate limits count visitors, not the site."""
+        forwarded = {"X-Forwarded-For": address} if address else {}
+        fresh = []
+        anon_id = self._anon_id(cookies.get(ANON_COOKIE, ""))
+        if anon_id is None:
+            anon_id = secrets.token_hex(16)
+            fresh.append((ANON_COOKIE, f"{anon_id}.{_sign(self.secret, 'anon:' + anon_id)}", 365 * 24 * 3600))
+        sid = cookies.get(SESSION_COOKIE)
+        session = self.sessions.find(sid) if sid else None
+        if session is not None and session["workspace"] == slug:
+            if session["kind"] == "manager":
+                identity = {"Authorization": f"Bearer {session['credential']}", **forwarded}
+            else:
+                identity = {"X-Feedback-User": session["credential"], **forwarded}
+            return Visitor(slug, anon_id, session["kind"], identity, session["csrf"], sid, fresh)
+        identity = {"X-Feedback-Anonymous-Id": anon_id, **forwarded}
+        return Visitor(slug, anon_id, "anonymous", identity, _sign(self.secret, "csrf:" + anon_id)[:32], None, fresh)
+
+    def _anon_id(self, cookie: str) -> str | None:
+        value, _, signature = cookie.partition(".")
+        if ANON_ID.fullmatch(value) and hmac.compare_digest(signature, _sign(self.secret, "anon:" + value)):
+            return value
+        return None
+
+    def check_csrf(self, visitor: Visitor, form: dict) -> None:
+        token = form.get("csrf", "")
+        if not token or not hmac.compare_digest(token, visitor.csrf):
+            raise Forbidden("this form has expired or did not come from this site; reload the page and try again")
+
+    def _require_manager(self, visitor: Visitor) -> None:
+        if not visitor.is_manager:
+            raise Forbidden("only a signed-in manager can do this")
+
+    def _call(self, visitor: Visitor, method: str, path: str, query=None, payload=None):
+        return self.api.call(method, f"/workspaces/{visitor.slug}{path}", visitor.identity, query, payload)
+
+    def _common(self, visitor: Visitor) -> dict:
+        """What every page shows: branding and who is signed in (one API call)."""
+        branding = self._call(visitor, "GET", "/branding")
+        return {"branding": branding, "visitor": visitor, "slug": visitor.slug, "base": f"/b/{visitor.slug}"}
+
+    def _local(self, visitor: Visitor, target: str | None, fallback: str) -> str:
+        base = f"/b/{visitor.slug}"
+        if target and (target == base or target.startswith(base + "/") or target.startswith(base + "?")) and "//" not in target:
+            return target
+        return fallback
+
+    # ---- the board ---------------------------------------------------------------------
+    def board(self, visitor: Visitor, params: dict) -> Page:
+        common = self._common(visitor)
+        boards = self._call(visitor, "GET", "/boards")["items"]
+        statuses = self._call(visitor, "GET", "/statuses")["items"]
+        sort = params.get("sort") if params.get("sort") in SORTS else "trending"
+        try:
+            offset = max(0, min(10_000, int(params.get("offset") or 0)))
+        except ValueError:
+            offset = 0
+        board = params.get("board") or ""
+        status = params.get("status") or ""
+        q = (params.get("q") or "").strip()[:200]
+        size = self.config.page_size
+        page = self._call(visitor, "GET", "/posts", query={
+            "board": board, "status": status, "q": q, "sort": SORTS[sort], "limit": size + 1, "offset": offset,
+        })
+        posts = page["items"]
+        more = len(posts) > size
+        state = {"board": board, "status": status, "q": q, "sort": sort}
+
+        def link(**change):
+            merged = {**state, **change}
+            return f"/b/{visitor.slug}?" + urlencode({k: v for k, v in merged.items() if v not in ("", None, 0)})
+
+        return Page("board.html", {
+            **common, "boards": boards, "statuses": statuses, "posts": posts[:size], "state": state,
+            "sorts": list(SORTS), "board_names": {b["id"]: b["name"] for b in boards},
+            "next_link": link(offset=offset + size) if more else None,
+            "prev_link": link(offset=max(0, offset - size)) if offset else None,
+            "here": link(offset=offset),
+        })
+
+    def vote(self, visitor: Visitor, post_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        method = "DELETE" if form.get("action") == "unvote" else "POST"
+        try:
+            self._call(visitor, method, f"/posts/{post_id}/vote")
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "vote")
+            raise
+        return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
+
+    def sign_in_needed(self, visitor: Visitor, action: str) -> Page:
+        return Page("sign_in_needed.html", {**self._common(visitor), "action": action}, 401)
+
+    # ---- one post ----------------------------------------------------------------------
+    def post(self, visitor: Visitor, post_id: str, params: dict) -> Page:
+        common = self._common(visitor)
+        post = self._call(visitor, "GET", f"/posts/{post_id}")
+        comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
+        depth: dict[str, int] = {}
+        for comment in comments:  # thread order: a parent comes before its replies
+            depth[comment["id"]] = depth.get(comment["parentId"], -1) + 1 if comment["parentId"] else 0
+            comment["depth"] = min(depth[comment["id"]], 6)
+        context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
+                   "merge_q": ""}
+        if visitor.is_manager:
+            context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
+            merge_q = (params.get("merge_q") or "").strip()[:200]
+            if merge_q:
+                found = self._call(visitor, "GET", "/posts/search", query={"q": merge_q, "limit": 10})["items"]
+                context["candidates"] = [p for p in found if p["id"] != post_id]
+                context["merge_q"] = merge_q
+        return Page("post.html", context)
+
+    def comment(self, visitor: Visitor, post_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        payload = {"content": (form.get("content") or "").strip()}
+        if form.get("parentId"):
+            payload["parentId"] = form["parentId"]
+        if form.get("isPrivate") and visitor.is_manager:
+            payload["isPrivate"] = True
+        try:
+            created = self._call(visitor, "POST", f"/posts/{post_id}/comments", payload=payload)
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "comment")
+            raise
+        return Redirect(f"/b/{visitor.slug}/p/{post_id}#c-{created['id']}")
+
+    # ---- roadmap and changelog -------------------------------------------------------
+    def roadmap(self, visitor: Visitor, params: dict) -> Page:
+        common = self._common(visitor)
+        roadmap = self._call(visitor, "GET", "/roadmap", query={"board": params.get("board") or ""})
+        return Page("roadmap.html", {**common, "columns": roadmap["columns"]})
+
+    def changelog(self, visitor: Visitor, params: dict) -> Page:
+        common = self._common(visitor)
+        entries = self._call(visitor, "GET", "/changelogs", query={"limit": 50})["items"]
+        entries = sorted((e for e in entries if e.get("publishedAt")), key=lambda e: e["publishedAt"], reverse=True)
+        ids = {i for e in entries for i in e.get("postIds", [])}
+        titles: dict[str, str] = {}
+        if ids:  # one page of posts names them all (no call per post); unknown ones link by id
+            for sort in ("newest",):
+                for p in self._call(visitor, "GET", "/posts", query={"sort": sort, "limit": 100})["items"]:
+                    titles[p["id"]] = p["title"]
+        return Page("changelog.html", {**common, "entries": entries, "titles": titles})
+
+    # ---- submitting ------------------------------------------------------------------
+    def new_post_form(self, visitor: Visitor, params: dict, error: str | None = None, form: dict | None = None) -> Page:
+        common = self._common(visitor)
+        boards = self._call(visitor, "GET", "/boards")["items"]
+        return Page("new.html", {**common, "boards": boards, "error": error, "form": form or {}}, 400 if error else 200)
+
+    def submit(self, visitor: Visitor, form: dict):
+        self.check_csrf(visitor, form)
+        payload = {"boardSlug": form.get("board") or "", "title": (form.get("title") or "").strip(),
+                   "content": form.get("content") or ""}
+        try:
+            created = self._call(visitor, "POST", "/posts", payload=payload)
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "post")
+            if ex.status in (400, 404, 413):
+                return self.new_post_form(visitor, {}, ex.message, form)
+            raise
+        return Redirect(f"/b/{visitor.slug}/p/{created['id']}")
+
+    # ---- signing in --------------------------------------------------------------------
+    def sso(self, visitor: Visitor, token: str):
+        if not token:
+            raise ApiError(400, "the sign-in link has no token")
+        self.api.call("GET", f"/workspaces/{visitor.slug}/posts", {"X-Feedback-User": token}, {"limit": 1})
+        return self._start_session(visitor, "user", token)
+
+    def manager_sign_in_form(self, visitor: Visitor, error: str | None = None) -> Page:
+        return Page("admin_sign_in.html", {**self._common(visitor), "error": error}, 400 if error else 200)
+
+    def manager_sign_in(self, visitor: Visitor, form: dict):
+        self.check_csrf(visitor, form)
+        key = (form.get("apiKey") or "").strip()
+        try:  # only a manager of this workspace may read its settings
+            self.api.call("GET", f"/workspaces/{visitor.slug}/settings", {"Authorization": f"Bearer {key}"})
+        except ApiError as ex:
+            if ex.status in (400, 401, 403):
+                return self.manager_sign_in_form(visitor, "That API key is not a manager key of this workspace.")
+            raise
+        return self._start_session(visitor, "manager", key, f"/b/{visitor.slug}/admin/queue")
+
+    def _start_session(self, visitor: Visitor, kind: str, credential: str, then: str | None = None) -> Redirect:
+        if visitor.session_id:  # a sign-in always gets a new session id
+            self.sessions.delete(visitor.session_id)
+        sid = secrets.token_urlsafe(32)
+        self.sessions.create(sid, kind, visitor.slug, credential, secrets.token_hex(16), self.config.session_seconds)
+        visitor.cookies.append((SESSION_COOKIE, sid, self.config.session_seconds))
+        return Redirect(then or f"/b/{visitor.slug}")
+
+    def sign_out(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        if visitor.session_id:
+            self.sessions.delete(visitor.session_id)
+        visitor.cookies.append((SESSION_COOKIE, None, 0))
+        return Redirect(f"/b/{visitor.slug}")
+
+    # ---- managers ----------------------------------------------------------------------
+    def triage(self, visitor: Visitor, post_id: str, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        action = form.get("action")
+        if action == "status":
+            self._call(visitor, "PATCH", f"/posts/{post_id}", payload={"statusSlug": form.get("statusSlug") or ""})
+        elif action == "moderate":
+            state = form.get("moderationState")
+            if state not in MODERATION:
+                raise ApiError(400, "choose approved, pending, rejected or spam")
+            self._call(visitor, "PATCH", f"/posts/{post_id}", payload={"moderationState": state})
+        elif action == "merge":
+            into = (form.get("intoPostId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
+            self._call(visitor, "POST", f"/posts/{post_id}/merge", payload={"intoPostId": into})
+        elif action == "unmerge":
+            self._call(visitor, "POST", f"/posts/{post_id}/unmerge")
+        else:
+            raise ApiError(400, "unknown action")
+        return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
+
+    def queue(self, visitor: Visitor, params: dict):
+        if not visitor.is_manager:
+            return Redirect(f"/b/{visitor.slug}/admin/sign-in")
+        common = self._common(visitor)
+        posts = self._call(visitor, "GET", "/posts", query={"moderationState": "pending", "sort": "oldest", "limit": 100})["items"]
+        return Page("queue.html", {**common, "posts": posts})
+
+    # ---- branding ------------------------------------------------------------------------
+    def theme_css(self, visitor: Visitor) -> str:
+        branding = self._call(visitor, "GET", "/branding")
+        color = branding.get("primaryColor") or "#2563eb"
+        if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", color):
+            color = "#2563eb"
+        return f":root {{ --primary: {color}; }}\n"
