@@ -10,16 +10,12 @@ import uuid
 
 import pytest
 
-from .helpers import CNAME_TARGET, DNS_TIMEOUT, PENDING_TIMEOUT, PLATFORM_DOMAIN
+from .helpers import PENDING_TIMEOUT, dns_settings
 
 
 def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
     return {
-        "DOMAINS_DNS_NAMESERVERS": "127.0.0.1",
-        "DOMAINS_DNS_PORT": str(dns_port),
-        "DOMAINS_DNS_TIMEOUT": str(DNS_TIMEOUT),
-        "DOMAINS_CNAME_TARGET": CNAME_TARGET,
-        "DOMAINS_PLATFORM_DOMAIN": PLATFORM_DOMAIN,
+        **dns_settings(dns_port),
         "DOMAINS_CHECK_INITIAL": "0.5",
         "DOMAINS_CHECK_MAX": "1",
         "DOMAINS_PENDING_TIMEOUT": str(PENDING_TIMEOUT),

@@ -6,6 +6,17 @@ DNS_TIMEOUT = 2.0  # generous: answers must not time out on a loaded machine
 PENDING_TIMEOUT = 5.0
 
 
+def dns_settings(dns_port: int) -> dict[str, str]:
+    """What the domains processes need to resolve through the tests' DNS server (``dns_zone``)."""
+    return {
+        "DOMAINS_DNS_NAMESERVERS": "127.0.0.1",
+        "DOMAINS_DNS_PORT": str(dns_port),
+        "DOMAINS_DNS_TIMEOUT": str(DNS_TIMEOUT),
+        "DOMAINS_CNAME_TARGET": CNAME_TARGET,
+        "DOMAINS_PLATFORM_DOMAIN": PLATFORM_DOMAIN,
+    }
+
+
 def put_domain(ws, domain):
     r = ws.api.put(f"{ws.path}/domain", key=ws.key, json={"domain": domain})
     assert r.status_code == 200, r.text
