@@ -8,7 +8,8 @@ written straight to the database with the service's own document builder, with c
 post), then prints figures only:
 
 - p50/p95 through the gateway, one request at a time, of each read a board page uses, at each
-  size, and the ratio of each to its figure at the smallest size;
+  size, and the ratio of each to its figure at the smallest size; and of the web site's board
+  page itself (services/web: its server time, its API calls included);
 - list throughput under 16 connections (wrk) at each size, beside the trivial-Falcon ceiling;
 - the posts API processes' resident memory after each size is loaded, per 10,000 posts;
 - the first request of each workspace (its query index being built) and the start-up of a new
@@ -43,6 +44,7 @@ READS = {
     "search": "/posts/search?q=export%20my%20reports%20to%20a%20spreadsheet",
     "comments": "/posts/{hot}/comments?limit=100",
     "agent-context": "/agent-context",
+    "board page (HTML)": "/b/{slug}",  # the web site's board: its own API calls through the gateway
 }
 
 
@@ -123,13 +125,23 @@ def main() -> None:
 
             results[size] = {}
             for name, suffix in READS.items():
-                path = f"/workspaces/{slug}" + suffix.format(hot=hot)
-                key_for = key if name == "agent-context" else None
-                call("GET", path, key=key_for)
+                if suffix.startswith("/b/"):
+                    url = stack.url + suffix.format(slug=slug)
+
+                    def get(url=url):
+                        r = http.request("GET", url, timeout=120)
+                        assert r.status == 200, (url, r.status)
+                else:
+                    path = f"/workspaces/{slug}" + suffix.format(hot=hot)
+                    key_for = key if name == "agent-context" else None
+
+                    def get(path=path, key_for=key_for):
+                        call("GET", path, key=key_for)
+                get()
                 samples = []
                 for _ in range(args.requests):
                     t = time.perf_counter()
-                    call("GET", path, key=key_for)
+                    get()
                     samples.append(time.perf_counter() - t)
                 results[size][name] = percentiles(samples)
             load = wrk(f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", seconds=6, connections=16)
@@ -153,7 +165,7 @@ def main() -> None:
         print("\np50 / p95 ms through the gateway, one request at a time (ratio of p50 to the smallest size):")
         print(f"{'read':20}" + "".join(f"{size:>26}" for size in sizes))
         for name in READS:
-            row = f"{name:20}"
+            row = f"{name[:20]:20}"
             for size in sizes:
                 p50, p95 = results[size][name]
                 ratio = p50 / results[smallest][name][0]
