@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from testkit import create_workspace
+from testkit import assert_error, create_workspace
 
 ZERO_ID = "000000000000000000000000"
 
@@ -114,3 +114,42 @@ def test_roles_on_every_route(api, roles):
             elif access == "participant" and role == "anonymous" and r.status_code not in (401, 404):
                 problems.append(f"anonymous allowed on {method} {template} with anon flags off: {r.status_code}")
     assert problems == []
+
+
+def test_scoped_api_keys(api, workspace, other_workspace):
+    """A 'read' key reads what any visitor may and is refused every write; a 'write' key submits,
+    votes and comments as an identified agent but manages nothing; another workspace's scoped
+    key is refused; existing keys stay managers."""
+    ws = workspace
+    ws.board("features", "Features")
+    keys = {}
+    for role in ("read", "write"):
+        r = api.post(f"{ws.path}/api-keys", key=ws.key, json={"name": f"agent-{role}", "role": role})
+        assert r.status_code == 201 and r.json()["role"] == role, r.text
+        keys[role] = r.json()["key"]
+    assert api.get(f"{ws.path}/api-keys", key=ws.key).json()["items"][0]["role"] == "manager", "the first key stays a manager"
+    hidden = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": "features", "title": "Hidden", "content": "x"}).json()
+    api.patch(f"{ws.path}/posts/{hidden['id']}", key=ws.key, json={"moderationState": "pending"})
+
+    read = keys["read"]
+    assert api.get(f"{ws.path}/posts", key=read).status_code == 200
+    assert hidden["id"] not in api.get(f"{ws.path}/posts", key=read).text, "no manager visibility"
+    assert_error(api.get(f"{ws.path}/settings", key=read), 403)  # no secrets
+    for method, path, body in (
+        ("post", "/posts", {"boardSlug": "features", "title": "t", "content": "x"}),
+        ("post", f"/posts/{hidden['id']}/vote", None),
+        ("patch", f"/posts/{hidden['id']}", {"statusSlug": "planned"}),
+        ("post", "/api-keys", {"name": "escalate"}),
+    ):
+        message = assert_error(api.call(method.upper(), ws.path + path, key=read, json=body), 403)
+        assert "only read" in message
+
+    write = keys["write"]
+    post = api.post(f"{ws.path}/posts", key=write, json={"boardSlug": "features", "title": "From an agent", "content": "x"})
+    assert post.status_code == 201 and post.json()["verified"] is True, post.text
+    assert api.post(f"{ws.path}/posts/{post.json()['id']}/vote", key=write).status_code == 201
+    assert api.post(f"{ws.path}/posts/{post.json()['id']}/comments", key=write, json={"content": "+1"}).status_code == 201
+    assert_error(api.patch(f"{ws.path}/posts/{post.json()['id']}", key=write, json={"statusSlug": "planned"}), 403)
+    assert_error(api.get(f"{ws.path}/settings", key=write), 403)
+    assert_error(api.get(f"{other_workspace.path}/posts", key=write), 403)
+    assert_error(api.post(f"{ws.path}/api-keys", key=ws.key, json={"name": "x", "role": "owner"}), 400)

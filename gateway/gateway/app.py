@@ -55,6 +55,8 @@ class Proxy:
         body = self._read_body(req)
         address = client_address(req, self.config.trusted_proxies)
         caller = self._authenticate(req, params.get("slug"), address)
+        if caller.role == auth.READ_KEY and req.method not in ("GET", "HEAD"):
+            raise Forbidden("this API key may only read (its role is 'read')")
         for name, value in self.limits.check(limit, caller, address).items():
             resp.set_header(name, value)
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}

@@ -63,7 +63,7 @@ class Authenticator:
         if slug is None:
             raise Forbidden("this operation is restricted to the platform operator")
         caller = self._cached((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
-        if caller.kind == auth.MANAGER and caller.workspace != slug:
+        if caller.key_id and caller.workspace != slug:  # manager or scoped keys alike
             raise Forbidden("this API key belongs to another workspace")
         return caller
 

@@ -28,6 +28,9 @@ ANONYMOUS = "anonymous"
 USER = "user"
 MANAGER = "manager"
 ADMIN = "admin"  # the operator (FEEDBACK_ADMIN_TOKEN): creates workspaces, acts as manager anywhere
+# API key roles: a manager key makes a manager; a write key an identified end user (an agent:
+# it submits, votes and comments as itself); a read key the same end user, reading only.
+MANAGER_KEY, WRITE_KEY, READ_KEY = "manager", "write", "read"
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class Caller:
     name: str | None = None
     email: str | None = None
     avatar_url: str | None = None
-    key_id: str | None = None  # API key id for managers
+    key_id: str | None = None  # API key id (managers, and agents with a scoped key)
+    role: str | None = None  # an API key's role: manager, write or read (the gateway enforces read)
 
     def is_manager_of(self, slug: str) -> bool:
         return self.kind == ADMIN or (self.kind == MANAGER and self.workspace == slug)

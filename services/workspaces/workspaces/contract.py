@@ -53,7 +53,8 @@ AGENT_CONTEXT_CHANGELOGS = 5
 CHANGELOG_LIMIT = (20, 100)  # default, maximum entries of a changelog list
 
 # Roles an API key can have, and the one a key gets unless asked otherwise.
-KEY_ROLES = ("manager",)
+# API key roles (common.auth): what a key may do. Keys made before roles existed are managers'.
+KEY_ROLES = ("manager", "write", "read")
 DEFAULT_KEY_ROLE = "manager"
 
 THEMES = ("light", "dark", "system")

@@ -237,7 +237,15 @@ class WorkspaceService:
             raise Unauthorized("invalid API key")
         if doc.get("revokedAt") is not None:
             raise Unauthorized("this API key has been revoked")
-        return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"])
+        role = doc.get("role", contract.DEFAULT_KEY_ROLE)
+        if role == auth.MANAGER_KEY:
+            return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"], role=role)
+        # A scoped key is an identified end user of its workspace: it sees what any visitor may
+        # (no secrets, hidden posts or private comments), and writes, if at all, as itself.
+        return auth.Caller(
+            kind=auth.USER, workspace=doc["workspace"], user_id=f"agent:{doc['keyId']}", name=doc["name"],
+            key_id=doc["keyId"], role=role,
+        )
 
     def _sso_user(self, slug: str, user_token: str | None) -> auth.Caller:
         secret = self._workspace(slug).get("settings", {}).get("ssoSecret")
