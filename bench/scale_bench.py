@@ -53,6 +53,12 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     return 1000 * statistics.median(ordered), 1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
+def title_vectors(embedder, titles: list[str]) -> dict:
+    """Each distinct title's vector (generated titles repeat: each is embedded once)."""
+    distinct = sorted(set(titles))
+    return dict(zip(distinct, embedder.titles(distinct)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,50000")
@@ -66,6 +72,7 @@ def main() -> None:
     from common import auth
     from common.devstack import LocalStack, free_port
     from common.ids import now
+    from posts import embeddings
     from posts.service import new_post
 
     print(f"machine: {machine()}")
@@ -76,6 +83,7 @@ def main() -> None:
     start_ceiling(ceiling_port)
     wait_up(f"http://127.0.0.1:{ceiling_port}/hello", timeout=30)
     http = urllib3.PoolManager(maxsize=4)
+    embedder = embeddings.LazyEmbedder()
     db = MongoClient(stack.mongodb_uri)["feedback_posts"]
     try:
 
@@ -97,9 +105,11 @@ def main() -> None:
             rng = random.Random(size)
             manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
             batch, t0 = [], now()
-            for i in range(size - 1):
-                title, content = generated_post(rng)
-                doc = new_post(slug, rng.choice((board["id"], other["id"])), title, content, rng.choice(STATUSES), manager)
+            seeds = [generated_post(rng) for _ in range(size - 1)]
+            vectors = title_vectors(embedder, [title for title, _ in seeds])  # as if embedded when written
+            for i, (title, content) in enumerate(seeds):
+                stored = {"embedding": embeddings.to_stored(vectors[title]), "embeddingModel": embeddings.MODEL}
+                doc = new_post(slug, rng.choice((board["id"], other["id"])), title, content, rng.choice(STATUSES), manager, **stored)
                 doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=size - i)
                 doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
                 batch.append(doc)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from common.config import setting
+from common.config import as_bool, setting
 
 
 @dataclass(frozen=True)
@@ -16,10 +16,17 @@ class PostsConfig:
     # An anonymous write is checked against what the workspaces service said at most this many
     # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
     permission_max_age: float = 5.0
-    # Most candidates a similarity search scores.
+    # Most lexical candidates a similarity search scores (the nearest titles join them).
     search_candidates: int = 400
-    # Items below this similarity are not returned by /posts/search.
-    min_similarity: float = 0.1
+    # Items below this similarity are not returned by /posts/search (0.01: any post sharing a
+    # search term, or with a title cosine of at least 0.24; docs/services/posts.md).
+    min_similarity: float = 0.01
+    # Semantic similarity (a sentence model on the CPU, about 170 MiB per process that loads
+    # it); off: lexical only, and no process loads the model.
+    semantic_search: bool = True
+    # Posts the backfill embeds per batch, and its pause when it has nothing left to embed.
+    backfill_batch: int = 64
+    backfill_idle: float = 10.0
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
@@ -29,4 +36,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
         permission_max_age=setting(env, "POSTS_PERMISSION_MAX_AGE", PostsConfig.permission_max_age, float),
         search_candidates=setting(env, "POSTS_SEARCH_CANDIDATES", PostsConfig.search_candidates, int),
         min_similarity=setting(env, "POSTS_MIN_SIMILARITY", PostsConfig.min_similarity, float),
+        semantic_search=setting(env, "POSTS_SEMANTIC_SEARCH", PostsConfig.semantic_search, as_bool),
+        backfill_batch=setting(env, "POSTS_BACKFILL_BATCH", PostsConfig.backfill_batch, int),
+        backfill_idle=setting(env, "POSTS_BACKFILL_IDLE", PostsConfig.backfill_idle, float),
     )

@@ -5,6 +5,7 @@ inside transactions where an outbox event goes with the change.
 """
 
 from mongoengine import (
+    BinaryField,
     BooleanField,
     DateTimeField,
     DictField,
@@ -35,6 +36,10 @@ class Post(Document):
     mergedPosts = ListField(DictField())  # [{id, title, moderationState, voteCount}] merged into this one
     terms = ListField(StringField())  # search keys of title and content (posts.text.index_terms)
     titleTerms = ListField(StringField())  # the title's features, for scoring
+    # The title's sentence vector (posts.embeddings: float16 bytes), and the model that made
+    # it; a post whose title has no vector yet (or one of another model) is the backfill's.
+    embedding = BinaryField(null=True)
+    embeddingModel = StringField(null=True)
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
     # When the query index last needed to hear of this post (ns, stamped by every write that
@@ -47,6 +52,7 @@ class Post(Document):
             # Lists, the roadmap and search are served by each API process's query index
             # (posts.query_index), which reads posts by _id and catches up by changedAt.
             ("workspace", "changedAt"),
+            "embeddingModel",  # the backfill finds the posts whose vector is missing or stale
         ],
     }
 

@@ -34,6 +34,7 @@ class Context:
     store: object  # common.db.Store
     workspaces: object  # posts.readmodel.Workspaces: the in-memory read model
     service: object  # posts.service.PostService
+    embedder: object  # posts.embeddings.LazyEmbedder, or None when semantic search is off
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
@@ -44,6 +45,7 @@ def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
     from posts.config import load_config
+    from posts.embeddings import LazyEmbedder
     from posts.models import ALIAS
     from posts.readmodel import Workspaces
     from posts.repository import PostRepository
@@ -53,7 +55,9 @@ def create_context(settings: Settings) -> Context:
     store = Store(settings, ALIAS)
     repo = PostRepository(store)
     workspaces = Workspaces(repo, InternalClient(settings, timeout=5), config)
-    return Context(settings, config, store, workspaces, PostService(repo, workspaces, config))
+    embedder = LazyEmbedder() if config.semantic_search else None
+    service = PostService(repo, workspaces, config, embedder)
+    return Context(settings, config, store, workspaces, service, embedder)
 
 
 @hookimpl
@@ -68,5 +72,6 @@ def register_service() -> ServiceSpec:
         consumes=contract.CONSUMES,
         consumers="posts.consumers:handlers",
         models="posts.models:MODELS",
+        workers={"embeddings": "posts.backfill:run"},
         openapi="posts:openapi.yaml",
     )

@@ -25,7 +25,10 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+import numpy as np
 from sortedcontainers import SortedList
+
+from posts import embeddings
 
 LISTED, OPEN = "listed", "open"  # the populations: what everyone sees; what managers see
 # Each sort's key as one integer (the sort value above the 96 bits of the ObjectId, which breaks
@@ -42,6 +45,8 @@ SORTS: dict[str, Callable[["Entry"], int]] = {
 # wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
 # post in WALK_PER_ITEM is cheaper to read that way.
 WALK_MIN, WALK_PER_ITEM = 2000, 50
+# The vector matrix grows by this factor when full (its rows are reused as posts go).
+GROWTH = 1.5
 
 
 @dataclass(slots=True)
@@ -86,6 +91,74 @@ def oid_hex(oid: int) -> str:
     return f"{oid:024x}"
 
 
+class Vectors:
+    """The title vectors of a workspace's posts (posts.embeddings), as the rows of one float32
+    matrix, so one matrix product gives the cosine of a query with every post. Not locked:
+    the :class:`WorkspaceIndex` that owns it is."""
+
+    def __init__(self):
+        self.matrix = np.zeros((0, embeddings.DIMENSION), dtype=np.float32)
+        self.row_of: dict[int, int] = {}
+        self.oid_at: list[int | None] = []  # row -> post (None: a free row, all zeros)
+        self.free: list[int] = []
+
+    def put(self, oid: int, vector: np.ndarray | None) -> None:
+        if vector is None:
+            return self.drop(oid)
+        row = self.row_of.get(oid)
+        if row is None:
+            row = self.free.pop() if self.free else self._new_row()
+            self.row_of[oid] = row
+            self.oid_at[row] = oid
+        self.matrix[row] = vector
+
+    def drop(self, oid: int) -> None:
+        row = self.row_of.pop(oid, None)
+        if row is not None:
+            self.matrix[row] = 0.0
+            self.oid_at[row] = None
+            self.free.append(row)
+
+    def _new_row(self) -> int:
+        row = len(self.oid_at)
+        if row == len(self.matrix):
+            grown = np.zeros((max(1024, int(row * GROWTH)), embeddings.DIMENSION), dtype=np.float32)
+            grown[:row] = self.matrix
+            self.matrix = grown
+        self.oid_at.append(None)
+        return row
+
+    def nearest(self, query: np.ndarray, eligible: Callable[[int], bool], most: int) -> list[tuple[float, int]]:
+        """The ``most`` eligible posts of highest cosine with ``query``, best first."""
+        used = len(self.oid_at)
+        if not used or most <= 0:
+            return []
+        cosines = self.matrix[:used] @ query
+        # Partition off a few times more rows than wanted (filters drop some), and only rank
+        # every row when the filters leave too few of those.
+        k = min(used, max(4 * most, 256))
+        while True:
+            rows = np.argpartition(-cosines, k - 1)[:k] if k < used else np.arange(used)
+            rows = rows[np.argsort(-cosines[rows], kind="stable")]
+            found = []
+            for row in rows.tolist():
+                oid = self.oid_at[row]
+                if oid is not None and eligible(oid):
+                    found.append((float(cosines[row]), oid))
+                    if len(found) == most:
+                        return found
+            if k == used:
+                return found
+            k = used
+
+    def cosine(self, query: np.ndarray, oid: int) -> float | None:
+        row = self.row_of.get(oid)
+        return None if row is None else float(self.matrix[row] @ query)
+
+    def __len__(self) -> int:
+        return len(self.row_of)
+
+
 class WorkspaceIndex:
     """One workspace's posts. Safe across threads: one lock guards every change and read."""
 
@@ -99,12 +172,14 @@ class WorkspaceIndex:
         self.by_status: dict[str, set[int]] = {}
         self.by_moderation: dict[str, set[int]] = {}
         self.postings: dict[str, set[int]] = {}
+        self.vectors = Vectors()
         self.clocks = dict(clocks)  # change clock -> the count this index has caught up with
         self.watermark = 0  # the newest changedAt applied
         for doc in docs:  # the orders are sorted once at the end, not entry by entry
             entry = Entry.from_doc(doc)
             if entry.oid not in self.entries:
                 self._add(entry, ordered=False)
+                self.vectors.put(entry.oid, embeddings.from_stored(doc.get("embedding")))
                 self.watermark = max(self.watermark, entry.changed)
         for (pop, sort), order in self.orders.items():
             order.update(SORTS[sort](self.entries[oid]) for oid in self.members[pop])
@@ -122,6 +197,7 @@ class WorkspaceIndex:
             if old is not None:
                 self._remove(old)
             self._add(entry)
+            self.vectors.put(entry.oid, embeddings.from_stored(doc.get("embedding")))
             self.watermark = max(self.watermark, entry.changed)
 
     def _add(self, e: Entry, ordered: bool = True) -> None:
@@ -229,6 +305,20 @@ class WorkspaceIndex:
             if len(eligible) > most:
                 eligible = heapq.nlargest(most, eligible, key=lambda o: (shared[o], o))
             return [self.entries[o] for o in eligible]
+
+    def nearest(self, query: np.ndarray, manager: bool, board: str | None, most: int) -> list[tuple[float, Entry]]:
+        """The posts whose title vector is nearest ``query`` (cosine, best first), among the
+        same posts as :meth:`candidates`."""
+        with self.lock:
+            pop = self.members[OPEN if manager else LISTED]
+            on_board = self.by_board.get(board, set()) if board is not None else None
+            found = self.vectors.nearest(query, lambda o: o in pop and (on_board is None or o in on_board), most)
+            return [(cosine, self.entries[oid]) for cosine, oid in found]
+
+    def cosines(self, query: np.ndarray, entries: list[Entry]) -> list[float | None]:
+        """Each entry's cosine with ``query`` (None for a post that has no vector)."""
+        with self.lock:
+            return [self.vectors.cosine(query, e.oid) for e in entries]
 
     def size(self) -> int:
         return len(self.entries)

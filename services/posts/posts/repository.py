@@ -27,10 +27,10 @@ from posts.models import Comment, Post, Vote, WorkspaceView
 
 T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
-WITHOUT_TERMS = {"terms": 0, "titleTerms": 0}
+WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
 INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
-                          "voteCount", "commentCount", "title", "terms", "titleTerms", "changedAt")}
+                          "voteCount", "commentCount", "title", "terms", "titleTerms", "embedding", "changedAt")}
 # Change clocks per workspace: each post write moves one (by its post), in the same bulk write.
 # Several, so concurrent writes to different posts seldom contend on one document.
 CLOCKS = 16
@@ -76,14 +76,35 @@ class PostRepository(Repository):
 
         self.transaction(work)
 
-    def update_post(self, slug: str, oid: ObjectId, change: dict) -> list[Write]:
-        """An update of a post the same transaction read first, stamped for the query index,
-        and the move of its change clock."""
+    def update_post(self, slug: str, oid: ObjectId, change: dict, expect: dict | None = None) -> list[Write]:
+        """An update of a post the same transaction read first (or, with ``expect``, of the post
+        only while it still has those field values), stamped for the query index, and the move
+        of its change clock."""
         stamped = {**change, "$set": {**change.get("$set", {}), "changedAt": time.time_ns()}}
-        return [Update(self.posts, {"_id": oid}, stamped), self._tick(slug, oid)]
+        return [Update(self.posts, {"_id": oid, **(expect or {})}, stamped), self._tick(slug, oid)]
 
     def _tick(self, slug: str, oid: ObjectId) -> Update:
         return Update(self.posts, {"_id": clock_id(slug, int(str(oid), 16) % CLOCKS)}, {"$inc": {"n": 1}}, upsert=True)
+
+    # -- title vectors (the backfill; posts.workers) -------------------------------------------
+
+    def count_without_vector(self, model: str) -> int:
+        return self.posts.count_documents({"workspace": {"$exists": True}, "embeddingModel": {"$ne": model}})
+
+    def without_vector(self, model: str, after: ObjectId, limit: int) -> list[dict]:
+        """The next posts (by _id, after ``after``) whose title has no vector of ``model``."""
+        query = {"_id": {"$gt": after}, "embeddingModel": {"$ne": model}}
+        return list(self.posts.find(query, projection={"workspace": 1, "title": 1}).sort("_id", 1).limit(limit))
+
+    def store_vectors(self, model: str, posts: list[tuple[dict, bytes | None]]) -> None:
+        """Store each post's title vector, unless its title changed since it was read (the
+        edit stored a vector of its own), stamped so the query indexes take it in."""
+        writes: list[Write] = []
+        for post, vector in posts:
+            change = {"$set": {"embedding": vector, "embeddingModel": model}}
+            writes += self.update_post(post["workspace"], post["_id"], change, expect={"title": post["title"]})
+        if writes:
+            self.write(None, writes)
 
     # -- the query index's reads ------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from common.ids import now, object_id
 from common.validation import check
-from posts import access, contract, schemas, shapes, text
+from posts import access, contract, embeddings, schemas, shapes, similarity, text
 from posts.config import PostsConfig
 from posts.query_index import Entry, QueryIndexes, WorkspaceIndex, oid_hex
 from posts.readmodel import Snapshot, Workspaces
@@ -65,10 +65,12 @@ class NotVoted(Exception):
 
 
 class PostService:
-    def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig):
+    def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig,
+                 embedder: embeddings.LazyEmbedder | None = None):
         self.repo = repo
         self.workspaces = workspaces
         self.config = config
+        self.embedder = embedder  # None: semantic search is off (POSTS_SEMANTIC_SEARCH)
         self.indexes = QueryIndexes(self._build_index)
 
     # -- who may ------------------------------------------------------------------------------
@@ -118,7 +120,7 @@ class PostService:
         _content(fields["content"], contract.CONTENT_MAX)
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
-        doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller)
+        doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
 
         self.repo.add_post(slug, doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
@@ -192,7 +194,10 @@ class PostService:
 
     def warm_up(self) -> None:
         """Build every known workspace's query index (an API process does it at start, so
-        first requests find it built; one that comes first waits for that build only)."""
+        first requests find it built; one that comes first waits for that build only), and
+        loads the sentence model, so the first search does not wait for it either."""
+        if self.embedder is not None:
+            self.embedder.get()
         for slug in self.workspaces.known():
             try:
                 self.indexes.get(slug)
@@ -218,6 +223,7 @@ class PostService:
             change["statusSlug"] = wanted
         if "moderationState" in fields:
             change["moderationState"] = fields["moderationState"]
+        vector = self._vector(change["title"]) if "title" in change else {}  # not inside the transaction
 
         def work(session):
             before = self.repo.find_post(slug, oid, session)
@@ -230,6 +236,8 @@ class PostService:
             if "title" in changed or "content" in changed:
                 title, content = changed.get("title", before["title"]), changed.get("content", before.get("content", ""))
                 update["terms"], update["titleTerms"] = text.index_terms(title, content)
+            if "title" in changed:
+                update.update(vector)
             if "moderationState" in changed:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
             after = {**before, **update}
@@ -249,6 +257,28 @@ class PostService:
         doc = self.repo.transaction(work)
         return self._shape(caller, slug, ws, [doc])[0]
 
+    def _vector(self, title: str) -> dict:
+        """The title vector fields of a post with ``title`` (none when semantic search is off:
+        the backfill gives it one when it is turned on)."""
+        if self.embedder is None:
+            return {"embedding": None, "embeddingModel": None}
+        vector = self.embedder.titles([title])[0]
+        return {"embedding": embeddings.to_stored(vector), "embeddingModel": embeddings.MODEL}
+
+    def posts_without_vector(self) -> int:
+        """How many posts (of every workspace) have no title vector of the current model."""
+        return self.repo.count_without_vector(embeddings.MODEL)
+
+    def backfill_vectors(self, after: ObjectId, limit: int) -> tuple[int, ObjectId | None]:
+        """Give the next ``limit`` posts after ``after`` that have no title vector one; returns
+        how many, and the last one's _id (where the next batch starts)."""
+        posts = self.repo.without_vector(embeddings.MODEL, after, limit)
+        if not posts:
+            return 0, None
+        vectors = self.embedder.titles([p["title"] for p in posts])
+        self.repo.store_vectors(embeddings.MODEL, [(p, embeddings.to_stored(v)) for p, v in zip(posts, vectors)])
+        return len(posts), posts[-1]["_id"]
+
     def search(self, caller: auth.Caller, slug: str, q: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
         q = q.strip()
@@ -256,8 +286,8 @@ class PostService:
             raise BadRequest("query parameter 'q' is required")
         if len(q) > contract.SEARCH_QUERY_MAX:
             raise BadRequest(f"query parameter 'q' must be at most {contract.SEARCH_QUERY_MAX} characters")
-        terms = text.query_terms(q)
-        if not terms:
+        query_vector = self.embedder.titles([q])[0] if self.embedder is not None else None
+        if query_vector is None and not text.query_terms(q):
             return {"items": []}
         board_id = None
         if board:
@@ -269,17 +299,15 @@ class PostService:
         scored: list[tuple[float, int]] = []
 
         def best(index: WorkspaceIndex) -> list[Entry]:
-            candidates = index.candidates(terms, manager, board_id, self.config.search_candidates)
-            features = [{"terms": e.terms, "titleTerms": e.title_terms} for e in candidates]
-            scorer = text.Scorer(q, features)
-            ranked = sorted(zip(map(scorer.score, features), candidates), key=lambda x: (-x[0], x[1].oid))
-            top = [(s, e) for s, e in ranked if s >= self.config.min_similarity][:limit]
-            scored[:] = [(s, e.oid) for s, e in top]
-            return [e for _, e in top]
+            matches = similarity.rank(index, q, query_vector, manager=manager, board=board_id,
+                                      lexical_candidates=self.config.search_candidates)
+            top = [m for m in matches if m.similarity >= self.config.min_similarity][:limit]
+            scored[:] = [(m.similarity, m.entry.oid) for m in top]
+            return [m.entry for m in top]
 
         docs = self._fetch(slug, best)
-        similarity = {oid_hex(oid): s for s, oid in scored}
-        return {"items": [{**item, "similarity": round(similarity[item["id"]], 4)} for item in self._shape(caller, slug, ws, docs)]}
+        scores = {oid_hex(oid): s for s, oid in scored}
+        return {"items": [{**item, "similarity": round(scores[item["id"]], 4)} for item in self._shape(caller, slug, ws, docs)]}
 
     def roadmap(self, caller: auth.Caller, slug: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
@@ -521,8 +549,9 @@ class PostService:
         return doc
 
 
-def new_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller) -> dict:
-    """A new post's document (the benchmark seeds with it too)."""
+def new_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller, **vector) -> dict:
+    """A new post's document (the benchmark seeds with it too); ``vector``: its title vector
+    fields (``embedding``, ``embeddingModel``), none for a post the backfill is to embed."""
     terms, title_terms = text.index_terms(title, content)
     created = now()
     return PostRepository.new_post(
@@ -539,6 +568,7 @@ def new_post(slug: str, board_id: str, title: str, content: str, status: str, ca
         titleTerms=title_terms,
         createdAt=created,
         updatedAt=created,
+        **vector,
     )
 
 

@@ -1,4 +1,4 @@
-"""Text features for search: normalized words, a light stemmer, concepts, trigrams.
+"""Text features for search's lexical signal: normalized words, a light stemmer, trigrams.
 
 The local MongoDB-protocol server has no text index, so the service builds its own:
 each post stores ``terms`` (indexed, multikey) and ``titleTerms``. Candidates are the
@@ -7,8 +7,6 @@ weighted feature vectors, so a score is always in [0, 1].
 
 Features:
 - ``w:<stem>``: a significant word, lower-cased, accents and stopwords removed, stemmed;
-- ``c:<concept>``: a concept from :mod:`posts.synonyms` ("dark theme" and "night mode"
-  both give ``c:darkmode``);
 - ``p:<first 4 letters>``: a prefix of longer words, so typos past the 4th letter still
   find candidates (indexed, not scored);
 - character trigrams of each stem (computed when scoring) for misspellings and variants.
@@ -22,7 +20,6 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from posts.synonyms import phrases
 
 STOPWORDS = frozenset(
     """a about above after again all also am an and any are as at be been being below both but by can could
@@ -77,50 +74,10 @@ def stem(word: str) -> str:
     return stemmed
 
 
-@lru_cache(maxsize=1)
-def _concept_table():
-    words: dict[str, set[str]] = {}
-    pairs: dict[tuple[str, str], set[str]] = {}
-    prefixes: dict[str, list[tuple[str, set[str]]]] = {}
-    for member, concepts in phrases().items():
-        parts = tuple(stem(t) for t in tokens(member))
-        if len(parts) == 1:
-            words.setdefault(parts[0], set()).update(concepts)
-            if len(parts[0]) >= 5:
-                prefixes.setdefault(parts[0][:5], []).append((parts[0], concepts))
-        elif len(parts) == 2:
-            pairs.setdefault(parts, set()).update(concepts)
-    return words, pairs, prefixes
-
-
-def _word_concepts(s: str) -> set[str]:
-    words, _, prefixes = _concept_table()
-    found = set(words.get(s, ()))
-    for member, concepts in prefixes.get(s[:5], ()):
-        if s.startswith(member):
-            found |= concepts
-    return found
-
-
-def concepts(words: list[str]) -> set[str]:
-    """Concepts of a text's words: single significant words, and adjacent pairs of any
-    words (so "log in" counts, but "them" alone is not a "theme")."""
-    _, pairs, _ = _concept_table()
-    stems = [stem(w) for w in words]
-    found: set[str] = set()
-    for i, s in enumerate(stems):
-        if words[i] not in STOPWORDS:
-            found |= _word_concepts(s)
-        if i + 1 < len(stems):
-            found |= pairs.get((s, stems[i + 1]), set())
-    return found
-
-
 def features(text: str) -> set[str]:
-    """The scored features of ``text``: ``w:`` stems and ``c:`` concepts."""
-    words = tokens(text)
-    significant = {stem(t) for t in words if t not in STOPWORDS}
-    return {f"w:{s}" for s in significant if len(s) > 1} | {f"c:{c}" for c in concepts(words)}
+    """The scored features of ``text``: its significant words' ``w:`` stems."""
+    significant = {stem(t) for t in tokens(text) if t not in STOPWORDS}
+    return {f"w:{s}" for s in significant if len(s) > 1}
 
 
 def index_terms(title: str, content: str) -> tuple[list[str], list[str]]:
@@ -157,8 +114,8 @@ def _word_trigrams(feature: str) -> frozenset[str]:
     return frozenset(f"g:{word[i:i + 3]}" for i in range(len(word) - 2))
 
 
-# Weights of the feature kinds, and of terms found only in a post's content.
-WORD, CONCEPT, GRAM, CONTENT_ONLY, DEFAULT_IDF, MAX_IDF = 1.0, 2.0, 0.15, 0.35, 2.0, 6.0
+# Weights of trigrams against words, and of terms found only in a post's content.
+GRAM, CONTENT_ONLY, DEFAULT_IDF, MAX_IDF = 0.15, 0.35, 2.0, 6.0
 
 
 class Scorer:
@@ -166,8 +123,8 @@ class Scorer:
     themselves (every post sharing a query term is a candidate, so for query terms they
     are the workspace's own frequencies).
 
-    A score is the cosine of two weighted feature vectors: the query's (its words and concepts
-    weighted by kind and idf, plus its trigrams) and the candidate's (its title's features the
+    A score is the cosine of two weighted feature vectors: the query's (its words
+    weighted by idf, plus its trigrams) and the candidate's (its title's features the
     same way, words outside the query at ``DEFAULT_IDF``; query terms found only in its content
     at ``CONTENT_ONLY`` of their weight; its title's trigrams). The three parts share no
     feature, so dot product and norm are sums over sets, with no vector built per candidate
@@ -177,24 +134,23 @@ class Scorer:
         self.query = features(q)
         n = max(len(candidates), 1)
         df = Counter(f for c in candidates for f in set(c.get("terms", ())) & self.query)
-        # Capped, so one rare word cannot drown every shared concept.
+        # Capped, so one rare word cannot drown every other shared word.
         self.idf = {f: min(MAX_IDF, 1.0 + math.log(1 + n / max(df[f], 1))) for f in self.query}
-        self.q_sq = {f: (_kind(f) * self.idf[f]) ** 2 for f in self.query}  # squared weights
+        self.q_sq = {f: self.idf[f] ** 2 for f in self.query}  # squared weights
         self.q_grams = trigrams(self.query)
         self.q_norm = math.sqrt(sum(self.q_sq.values()) + GRAM**2 * len(self.q_grams)) or 1.0
 
     def score(self, candidate: dict) -> float:
-        title = set(candidate.get("titleTerms", ()))
+        # Only words: posts stored before the synonym table went (docs/benchmarks.md) still
+        # carry its "c:" concepts, which no query has any more.
+        title = {f for f in candidate.get("titleTerms", ()) if f.startswith("w:")}
         shared = title & self.query
         content_hits = self.query.intersection(candidate.get("terms", ())) - title
         grams = trigrams(title)
         shared_sq = sum(self.q_sq[f] for f in shared)
         content_sq = sum(self.q_sq[f] for f in content_hits)
-        others_sq = sum(_kind(f) ** 2 for f in title - shared) * DEFAULT_IDF**2
+        others_sq = len(title - shared) * DEFAULT_IDF**2
         d_norm = math.sqrt(shared_sq + content_sq * CONTENT_ONLY**2 + others_sq + GRAM**2 * len(grams)) or 1.0
         dot = shared_sq + content_sq * CONTENT_ONLY + GRAM**2 * len(grams & self.q_grams)
         return max(0.0, min(1.0, dot / (self.q_norm * d_norm)))
 
-
-def _kind(feature: str) -> float:
-    return CONCEPT if feature.startswith("c:") else WORD

@@ -17,12 +17,16 @@ def test_stemming_meets_variants():
     assert text.stem("boxes") == "box" and text.stem("categories") == "category"
 
 
-def test_features_drop_stopwords_and_find_concepts():
-    fs = text.features("Dark mode please")
-    assert "w:please" not in fs and "c:darkmode" in fs
-    assert "c:darkmode" in text.features("Add a dark theme")
-    assert "c:login" in text.features("I can't log in")
-    assert "c:theme" not in text.features("Let me tag tasks to group them")  # "them" is not a theme
+def test_features_are_significant_word_stems():
+    assert text.features("Dark mode please") == {"w:dark", "w:mod"}
+    assert text.features("Exporting the boards!") == {"w:export", "w:board"}
+
+
+def test_concepts_stored_by_an_older_version_do_not_score():
+    new = candidates("Dark mode please")[0]
+    old = {**new, "terms": [*new["terms"], "c:darkmode"], "titleTerms": [*new["titleTerms"], "c:darkmode"]}
+    scorer = text.Scorer("Dark mode please", [new, old])
+    assert scorer.score(old) == scorer.score(new)
 
 
 def test_scores_are_in_unit_range_and_rank_duplicates_first():
@@ -44,11 +48,11 @@ def _cosine_by_vectors(q: str, docs: list[dict], doc: dict) -> float:
     import math
 
     scorer = text.Scorer(q, docs)
-    q_vec = {f: text._kind(f) * scorer.idf[f] for f in scorer.query}
+    q_vec = {f: scorer.idf[f] for f in scorer.query}
     q_vec.update({g: text.GRAM for g in text.trigrams(scorer.query)})
     title = set(doc["titleTerms"])
-    d_vec = {f: text._kind(f) * scorer.idf.get(f, text.DEFAULT_IDF) for f in title}
-    d_vec.update({f: text._kind(f) * scorer.idf[f] * text.CONTENT_ONLY for f in (set(doc["terms"]) & scorer.query) - title})
+    d_vec = {f: scorer.idf.get(f, text.DEFAULT_IDF) for f in title}
+    d_vec.update({f: scorer.idf[f] * text.CONTENT_ONLY for f in (set(doc["terms"]) & scorer.query) - title})
     d_vec.update({g: text.GRAM for g in text.trigrams(title)})
     dot = sum(w * d_vec.get(f, 0.0) for f, w in q_vec.items())
     norm = math.sqrt(sum(w * w for w in q_vec.values())) * math.sqrt(sum(w * w for w in d_vec.values()))

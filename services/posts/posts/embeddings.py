@@ -12,15 +12,20 @@ the attention mask, L2 normalisation; so the dot product of two vectors is their
 onnxruntime runs on one thread (the service runs many processes on few cores). An
 :class:`Embedder` is safe to share between threads: the tokenizer is only read after
 construction and ``InferenceSession.run`` may be called concurrently.
+
+A post's title vector is stored with the post (``embedding``, float16 bytes: 768 per post)
+with the model that made it (``embeddingModel``); docs/services/posts.md, "Similar posts".
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 
 import numpy as np
 
+MODEL = "all-MiniLM-L6-v2-int8"  # stored with each vector: a new model means new vectors
 DIMENSION = 384
 MAX_TOKENS = 128
 BATCH_SIZE = 32
@@ -137,3 +142,39 @@ def _sanitize(text: str) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text
+
+
+def to_stored(vector: np.ndarray | None) -> bytes | None:
+    """A vector as stored in a post (float16: half the bytes, cosines within 0.001)."""
+    return None if vector is None else vector.astype("<f2").tobytes()
+
+
+def from_stored(stored: bytes | None) -> np.ndarray | None:
+    if not stored:
+        return None
+    return np.frombuffer(stored, dtype="<f2").astype(np.float32)
+
+
+class LazyEmbedder:
+    """The process's :class:`Embedder`, loaded on first use (0.2 s, about 170 MiB), so a
+    process that never embeds (or an install that turns semantic search off) never pays."""
+
+    def __init__(self):
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Embedder:
+        if self._embedder is None:
+            with self._lock:
+                if self._embedder is None:
+                    self._embedder = Embedder()
+        return self._embedder
+
+    def titles(self, titles: list[str]) -> list[np.ndarray | None]:
+        """The vector of each title, or None for one that has no word piece the model
+        knows (emoji only, a script its vocabulary lacks): all of those share one vector,
+        so they would look like duplicates of each other."""
+        embedder = self.get()
+        vectors = embedder.embed(titles)
+        known = embedder.informative(titles)
+        return [v if k else None for v, k in zip(vectors, known)]
