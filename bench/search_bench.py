@@ -33,7 +33,6 @@ import hashlib
 import json
 import random
 import statistics
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,7 +46,7 @@ CACHE = HERE.parent / ".cache" / "search-bench"
 
 from posts import embeddings, similarity, text  # noqa: E402
 from posts.config import PostsConfig  # noqa: E402
-from posts.query_index import WorkspaceIndex, oid_hex  # noqa: E402
+from posts.query_index import WorkspaceIndex  # noqa: E402
 
 N_POSTS = 10_000
 SEED = 7

@@ -1,5 +1,7 @@
 """Fixtures of the posts service's tests."""
 
+import uuid
+
 import pytest
 
 from .helpers import Board
@@ -8,3 +10,33 @@ from .helpers import Board
 @pytest.fixture
 def board(workspace) -> Board:
     return Board(workspace)
+
+
+# -- in process (the service layer against the real local database) ------------------------------
+
+
+@pytest.fixture(scope="session")
+def context(service_context):
+    return service_context("posts")
+
+
+@pytest.fixture
+def slug(context):
+    slug = f"unit-{uuid.uuid4().hex[:10]}"
+    context.workspaces.apply(
+        {
+            "slug": slug,
+            "name": "Unit",
+            "version": 1,
+            "boards": [{"id": "b1", "name": "Features", "slug": "features"}],
+            "statuses": [
+                {"slug": "open", "name": "Open", "color": "#64748b", "order": 0, "roadmap": True},
+                {"slug": "planned", "name": "Planned", "color": "#8b5cf6", "order": 1, "roadmap": True},
+            ],
+            "defaultStatus": "open",
+            "anonSubmit": False,
+            "anonVote": False,
+            "anonComment": False,
+        }
+    )
+    return slug

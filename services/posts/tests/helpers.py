@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import uuid
 
+from common import auth
+
 
 class Board:
     """A workspace with one board, and shortcuts for the calls tests repeat."""
@@ -41,3 +43,8 @@ class Board:
 
 def anon(anon_id: str | None = None) -> dict:
     return {"X-Feedback-Anonymous-Id": anon_id or uuid.uuid4().hex}
+
+
+def manager(slug: str) -> auth.Caller:
+    """A manager of ``slug``, for tests that call the service layer in process."""
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k1")

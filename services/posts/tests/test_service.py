@@ -10,36 +10,7 @@ from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from posts.service import ListQuery
 
-
-@pytest.fixture(scope="module")
-def context(service_context):
-    return service_context("posts")
-
-
-@pytest.fixture
-def slug(context):
-    slug = f"unit-{uuid.uuid4().hex[:10]}"
-    context.workspaces.apply(
-        {
-            "slug": slug,
-            "name": "Unit",
-            "version": 1,
-            "boards": [{"id": "b1", "name": "Features", "slug": "features"}],
-            "statuses": [
-                {"slug": "open", "name": "Open", "color": "#64748b", "order": 0, "roadmap": True},
-                {"slug": "planned", "name": "Planned", "color": "#8b5cf6", "order": 1, "roadmap": True},
-            ],
-            "defaultStatus": "open",
-            "anonSubmit": False,
-            "anonVote": False,
-            "anonComment": False,
-        }
-    )
-    return slug
-
-
-def manager(slug):
-    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k1")
+from .helpers import manager
 
 
 def user(slug, name=None):

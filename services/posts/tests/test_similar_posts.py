@@ -2,43 +2,20 @@
 against the real local database and the real sentence model."""
 
 import threading
-import uuid
 
 import numpy as np
 import pytest
 
-from common import auth
 from posts import backfill, embeddings, similarity
 from posts.query_index import Vectors
 from posts.service import PostService
+
+from .helpers import manager
 
 DARK = "Add a dark theme"
 DARK_PARAPHRASE = "Please support a darker colour scheme"  # not one search term in common
 OTHERS = ["Export all posts to a CSV file", "Slack notifications show up twice", "Login with Google accounts",
           "Invoices should include our VAT number", "Keyboard shortcuts for the editor"]
-
-
-@pytest.fixture(scope="module")
-def context(service_context):
-    return service_context("posts")
-
-
-@pytest.fixture
-def slug(context):
-    slug = f"sim-{uuid.uuid4().hex[:10]}"
-    context.workspaces.apply(
-        {
-            "slug": slug, "name": "Similar", "version": 1,
-            "boards": [{"id": "b1", "name": "Features", "slug": "features"}],
-            "statuses": [{"slug": "open", "name": "Open", "color": "#64748b", "order": 0, "roadmap": True}],
-            "defaultStatus": "open", "anonSubmit": False, "anonVote": False, "anonComment": False,
-        }
-    )
-    return slug
-
-
-def manager(slug):
-    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k1")
 
 
 def create(service, slug, title):
