@@ -11,7 +11,8 @@ from testkit import assert_error, create_workspace
 ZERO_ID = "000000000000000000000000"
 
 # (method, path template) -> who may: "manager" (managers only), "public" (anyone),
-# "operator" (the platform operator only). Routes whose anonymous access depends on workspace
+# "operator" (the platform operator only), "key" (whoever presents a workspace API key, of
+# any workspace: the key names it). Routes whose anonymous access depends on workspace
 # flags are "participant": end users and managers may, anonymous callers per flag (off here).
 ACCESS = {
     ("post", "/v1/workspaces"): "operator",
@@ -29,6 +30,7 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/api-keys"): "manager",
     ("post", "/v1/workspaces/{slug}/api-keys"): "manager",
     ("delete", "/v1/workspaces/{slug}/api-keys/{keyId}"): "manager",
+    ("get", "/v1/api-key"): "key",
     ("get", "/v1/workspaces/{slug}/changelogs"): "public",
     ("post", "/v1/workspaces/{slug}/changelogs"): "manager",
     ("get", "/v1/workspaces/{slug}/changelogs/{changelogId}"): "public",
@@ -101,6 +103,11 @@ def test_roles_on_every_route(api, roles):
             if r.status_code >= 400 and set(r.json()) != {"error"}:
                 problems.append(f"{role} {method} {template}: error body {r.text[:80]}")
             refused = r.status_code in (401, 403)
+            if access == "key":
+                expected = {"anonymous": 401, "user": 403}.get(role, 200)
+                if r.status_code != expected:
+                    problems.append(f"{role} {method} {template}: {r.status_code}, expected {expected}")
+                continue
             if access in ("manager", "operator") and role != "manager" or access == "operator":
                 expected = {"anonymous": 401}.get(role, 403)
                 if r.status_code != expected:

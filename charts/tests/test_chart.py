@@ -420,6 +420,8 @@ def test_each_gateway_process_gets_its_share_of_the_rate_limits(minimal, scaled)
     assert off.env_of(gateway)["RATE_LIMIT_WRITES"] == "0/60"
 
 
-def test_the_board_site_calls_the_api_through_the_gateways_service(minimal):
+def test_the_board_site_and_the_mcp_server_call_the_api_through_the_gateways_service(minimal):
     (web,) = [w for w in minimal.workloads() if w["metadata"]["name"] == f"{FULLNAME}-web"]
     assert minimal.env_of(web)["WEB_API_URL"] == f"http://{FULLNAME}-gateway:80"
+    (mcp,) = [w for w in minimal.workloads() if w["metadata"]["name"] == f"{FULLNAME}-mcp"]
+    assert minimal.env_of(mcp)["MCP_API_URL"] == f"http://{FULLNAME}-gateway:80"

@@ -47,11 +47,12 @@ class Proxy:
         self.config = config
         self.max_body = max_body
 
-    def forward(self, req: falcon.Request, resp: falcon.Response, limit: str | None, **params) -> None:
+    def forward(self, req: falcon.Request, resp: falcon.Response, route: Route, **params) -> None:
         if len(req.relative_uri) > MAX_URI_LENGTH:
             raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
         if "slug" in params and not SLUG.match(params["slug"]):
             raise NotFound(f"workspace '{params['slug']}' not found")  # cannot exist: no service is asked
+        limit = route.limits.get(req.method)
         body = self._read_body(req)
         address = client_address(req, self.config.trusted_proxies)
         caller = self._authenticate(req, params.get("slug"), address)
@@ -93,15 +94,16 @@ class Proxy:
 class PageProxy(Proxy):
     """Forward a site's page requests: cookies and forms in, the page's headers (Set-Cookie,
     security headers, redirects) out. No API credential is authenticated here: the caller is
-    anonymous to the site's service, which signs its visitors in with its own cookies."""
+    anonymous to the site's service, which signs its visitors in with its own cookies, or checks
+    a credential the route lets through (``Route.headers``) by calling ``/v1`` with it."""
 
-    def forward(self, req: falcon.Request, resp: falcon.Response, limit: str | None, **params) -> None:
+    def forward(self, req: falcon.Request, resp: falcon.Response, route: Route, **params) -> None:
         if len(req.relative_uri) > MAX_URI_LENGTH:
             raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
         if "slug" in params and not SLUG.match(params["slug"]):
             raise NotFound(f"workspace '{params['slug']}' not found")
         body = self._read_body(req)
-        headers = {h: req.get_header(h) for h in PAGE_REQUEST_HEADERS if req.get_header(h)}
+        headers = {h: req.get_header(h) for h in (*PAGE_REQUEST_HEADERS, *route.headers) if req.get_header(h)}
         headers.update(
             {
                 "X-Request-Id": req.context.request_id,
@@ -131,10 +133,10 @@ def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
 def proxy_for(route: Route, proxy: Proxy) -> object:
     """A Falcon resource with exactly the route's declared methods, so other methods answer 405."""
 
-    def responder(limit: str | None):
-        return lambda self, req, resp, **params: proxy.forward(req, resp, limit, **params)
+    def responder(self, req, resp, **params):
+        proxy.forward(req, resp, route, **params)
 
-    responders = {f"on_{m.lower()}": responder(route.limits.get(m)) for m in route.methods}
+    responders = {f"on_{m.lower()}": responder for m in route.methods}
     return type("RouteProxy", (), responders)()
 
 

@@ -2,7 +2,9 @@
 
 Credentials (documented in the README and the OpenAPI document):
 - ``Authorization: Bearer <FEEDBACK_ADMIN_TOKEN>``: the operator;
-- ``Authorization: Bearer <workspace API key>``: a manager of that key's workspace;
+- ``Authorization: Bearer <workspace API key>``: a manager of that key's workspace (or an agent,
+  for a key of role ``write`` or ``read``); on a route without a workspace in its path (``GET
+  /v1/api-key``) the key names its workspace itself;
 - ``X-Feedback-User: <JWT>``: an end user, HS256-signed with the workspace's ssoSecret;
 - nothing: anonymous, identified for votes by ``X-Feedback-Anonymous-Id`` (a random id
   the client keeps) or, failing that, by its address (X-Forwarded-For only from a trusted
@@ -60,14 +62,15 @@ class Authenticator:
             return auth.Caller(kind=auth.ADMIN)
         if not bearer and not user_token:
             return auth.Caller(kind=auth.ANONYMOUS, user_id=self._anonymous_id(req, slug, address))
-        if slug is None:
+        if slug is None and (user_token or not bearer):
+            # A user token is only ever checked against the workspace a request is for.
             raise Forbidden("this operation is restricted to the platform operator")
         caller = self._cached((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
-        if caller.key_id and caller.workspace != slug:  # manager or scoped keys alike
+        if slug is not None and caller.key_id and caller.workspace != slug:  # manager or scoped keys alike
             raise Forbidden("this API key belongs to another workspace")
         return caller
 
-    def _ask(self, slug: str, api_key: str | None, user_token: str | None):
+    def _ask(self, slug: str | None, api_key: str | None, user_token: str | None):
         if self.identity_service is None:
             raise Unauthorized("no service can verify credentials")
         status, body = self.client.json(

@@ -148,7 +148,10 @@ MONGODB_DB_PREFIX: {{ .Values.config.mongodbDbPrefix | quote }}
 KAFKA_PARTITIONS: {{ .Values.config.kafkaPartitions | quote }}
 PUBLIC_BASE_URL: {{ include "feedback.publicBaseUrl" . | quote }}
 {{- /* The board site calls the API through the gateway's Service, not back through the Ingress. */}}
-WEB_API_URL: {{ printf "http://%s:%v" (include "feedback.componentName" (list . "gateway")) .Values.gateway.service.port | quote }}
+{{- $gatewayService := printf "http://%s:%v" (include "feedback.componentName" (list . "gateway")) .Values.gateway.service.port }}
+WEB_API_URL: {{ $gatewayService | quote }}
+{{- /* So does the MCP server, whose tools are calls of the public API. */}}
+MCP_API_URL: {{ $gatewayService | quote }}
 MAX_BODY_BYTES: {{ .Values.config.maxBodyBytes | int64 | quote }}
 PROXY_CONNECT_TIMEOUT: {{ .Values.config.proxyConnectTimeout | quote }}
 PROXY_READ_TIMEOUT: {{ .Values.config.proxyReadTimeout | quote }}

@@ -6,6 +6,8 @@
     feedback dev                                the whole platform on this machine
     feedback services                           list discovered services and their workers
     feedback events                             the event catalog as Markdown (docs/events.md)
+    feedback COMMAND [ARGS ...]                 a command a plugin contributes (ServiceSpec.commands),
+                                                e.g. feedback mcp --base-url URL --api-key KEY
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import sys
 
 from common.config import load_settings
-from common.plugins import load_services
+from common.plugins import load_services, resolve
 
 
 def _spec(name: str):
@@ -27,12 +29,15 @@ def _spec(name: str):
 
 def serve(args) -> None:
     from common.app import create_service_app
-    from common.server import GunicornServer
+    from common.server import ASGI_WORKER, GunicornServer
 
     settings = load_settings()
     settings.require_secrets()
     spec = _spec(args.service)
-    GunicornServer(lambda: create_service_app(settings, spec), args.bind, settings).run()
+    if spec.asgi:
+        GunicornServer(lambda: resolve(spec.asgi)(settings, spec), args.bind, settings, worker_class=ASGI_WORKER).run()
+    else:
+        GunicornServer(lambda: create_service_app(settings, spec), args.bind, settings).run()
 
 
 def worker(args) -> None:
@@ -77,6 +82,12 @@ def configure_logging(level: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     settings = load_settings()
     configure_logging(settings.log_level)
+    argv = sys.argv[1:] if argv is None else argv
+    # A plugin's command parses its own arguments; its code is imported only when it runs.
+    commands = {name: (spec.name, ref) for spec in load_services().values() for name, ref in spec.commands.items()}
+    if argv and argv[0] in commands:
+        resolve(commands[argv[0]][1])(argv[1:])
+        return
     parser = argparse.ArgumentParser(prog="feedback", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="serve a service's API")
@@ -91,6 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("dev", help="run the whole platform locally").set_defaults(func=dev)
     sub.add_parser("services", help="list discovered services").set_defaults(func=services)
     sub.add_parser("events", help="print the event catalog as Markdown").set_defaults(func=events)
+    for name, (service, _) in commands.items():
+        sub.add_parser(name, help=f"a command of the {service} plugin (feedback {name} --help)")
     args = parser.parse_args(argv)
     args.func(args)
 

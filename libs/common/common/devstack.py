@@ -305,6 +305,8 @@ def main() -> None:
 Feedback platform running.
   API:       {stack.url}/v1   (OpenAPI: {stack.url}/v1/openapi.json)
   Board:     {stack.url}/b/acme (after creating workspace acme)
+  MCP:       {stack.url}/mcp with 'Authorization: Bearer <API key>', or
+             feedback mcp --base-url {stack.url} --api-key <API key>   (docs/services/mcp.md)
   MongoDB:   {stack.mongodb_uri}
   Kafka:     {stack.kafka_bootstrap}
   Admin token (kept in .data/admin-token): {stack.admin_token}

@@ -38,12 +38,16 @@ class Route:
     ``template`` is relative to ``/v1`` for public routes; internal routes are absolute.
     ``resource`` is ``"module:Class"``; the class is built as ``Class(context)``.
     ``limits``: ``{method: "write" | "search"}``, the rate limit the gateway applies to it.
+    ``headers``: for a page (``ServiceSpec.pages``), request headers the gateway passes through
+    beyond the ones every page gets (e.g. ``Authorization`` for an endpoint that takes a bearer
+    credential itself). Public API routes forward a fixed set and ignore it.
     """
 
     template: str
     resource: str
     methods: tuple[str, ...]
     limits: Mapping[str, str] = field(default_factory=dict)
+    headers: tuple[str, ...] = ()
 
     def __post_init__(self):
         unknown = set(self.methods) - set(HTTP_METHODS)
@@ -92,6 +96,15 @@ class ServiceSpec:
       The gateway proxies them with the visitor's cookies, forms and the pages' own headers,
       authenticating no API credential: the site signs its visitors in itself and calls
       ``/v1`` with their identity, so permissions and limits stay the API's.
+      A page route may name extra request ``headers`` to pass through (``Route.headers``):
+      the MCP endpoint takes ``Authorization`` and the protocol's own headers this way, and
+      checks the bearer key itself through ``/v1``; the gateway stays ignorant of what they mean.
+    - ``asgi``: ``"module:function"``; when set, ``function(settings, spec)`` returns an ASGI app
+      that ``feedback serve`` runs (gunicorn's ASGI worker) instead of the Falcon app built from
+      the routes. It must serve ``/healthz`` too. Its ``pages`` then name the ASGI app's paths
+      (``resource`` is the same reference) for the gateway to proxy.
+    - ``commands``: ``{name: "module:function"}``, subcommands of the ``feedback`` command this
+      plugin contributes; ``function(argv)`` parses its own arguments (``feedback mcp ...``).
     - ``site_root``: the template under which a verified custom domain's other paths are
       served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``); one
       service has it.
@@ -112,6 +125,8 @@ class ServiceSpec:
     host_resolver_path: str | None = None
     pages: Sequence[Route] = ()
     site_root: str | None = None
+    asgi: str | None = None
+    commands: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.events and not self.topic:

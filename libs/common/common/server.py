@@ -1,4 +1,5 @@
-"""Run a WSGI app factory under gunicorn (gthread workers), from code."""
+"""Run an app factory under gunicorn, from code: WSGI apps on gthread workers (the default),
+ASGI apps on gunicorn's own asyncio worker (``worker_class=ASGI_WORKER``)."""
 
 from __future__ import annotations
 
@@ -47,14 +48,19 @@ class JsonErrorWorker(ThreadWorker):
             pass  # the client is gone already
 
 
+WSGI_WORKER = "common.server.JsonErrorWorker"
+ASGI_WORKER = "gunicorn.workers.gasgi.ASGIWorker"
+
+
 class GunicornServer(BaseApplication):
-    def __init__(self, app_factory: Callable[[], object], bind: str | list[str], settings: Settings):
+    def __init__(self, app_factory: Callable[[], object], bind: str | list[str], settings: Settings, worker_class: str = WSGI_WORKER):
         self.app_factory = app_factory
         self.options = {
             "bind": [bind] if isinstance(bind, str) else bind,
             "workers": settings.web_concurrency,
-            "threads": settings.web_threads,
-            "worker_class": "common.server.JsonErrorWorker",
+            # An ASGI worker serves concurrent requests on its event loop, not on threads.
+            "threads": settings.web_threads if worker_class == WSGI_WORKER else 1,
+            "worker_class": worker_class,
             "timeout": 60,
             "graceful_timeout": 10,
             "keepalive": 75,  # the gateway keeps pooled connections to services open

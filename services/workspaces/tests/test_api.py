@@ -41,7 +41,8 @@ def test_create_workspace_errors(api, admin_token, workspace):
     assert_error(api.post("/workspaces", key=admin_token, json={"name": "x"}), 400)
     assert_error(api.post("/workspaces", json={"slug": unique_slug(), "name": "x"}), 401)
     assert_error(api.post("/workspaces", key=workspace.key, json={"slug": unique_slug(), "name": "x"}), 403)
-    assert_error(api.post("/workspaces", key="wrong-token", json={"slug": unique_slug(), "name": "x"}), 403)
+    # A token that is neither the operator's nor a key is no credential at all, as on every route.
+    assert_error(api.post("/workspaces", key="wrong-token", json={"slug": unique_slug(), "name": "x"}), 401)
 
 
 # -- settings --------------------------------------------------------------------------
@@ -275,3 +276,34 @@ def test_agent_context(api, workspace):
 def test_agent_context_errors(api, workspace, other_workspace):
     assert_error(api.get(f"{workspace.path}/agent-context"), 401)
     assert_error(api.get(f"{workspace.path}/agent-context", key=other_workspace.key), 403)
+
+
+# -- the presented API key --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["manager", "write", "read"])
+def test_api_key_names_its_workspace_and_role(api, workspace, role):
+    r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": f"agent {role}", "role": role})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    r = api.get("/api-key", key=created["key"])
+    assert r.status_code == 200, r.text
+    assert r.json() == {
+        "workspace": workspace.slug,
+        "id": created["id"],
+        "name": f"agent {role}",
+        "role": role,
+        "prefix": created["prefix"],
+        "createdAt": created["createdAt"],
+        "revokedAt": None,
+    }
+
+
+def test_api_key_refuses_what_is_not_a_workspace_key(api, admin_token, workspace):
+    assert_error(api.get("/api-key"), 401)
+    assert_error(api.get("/api-key", key="fbk_0123456789abcdef_not-a-real-key"), 401)
+    assert_error(api.get("/api-key", key=admin_token), 401)  # the operator's token names no workspace
+    assert_error(api.get("/api-key", user=workspace.user_token()), 403)
+    r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "soon revoked", "role": "read"}).json()
+    assert api.delete(f"{workspace.path}/api-keys/{r['id']}", key=workspace.key).status_code == 200
+    assert_error(api.get("/api-key", key=r["key"]), 401)

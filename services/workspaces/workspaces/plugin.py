@@ -24,6 +24,7 @@ ROUTES = [
     Route("/workspaces/{slug}/statuses/{statusSlug}", R + "StatusItem", ("PATCH",)),
     Route("/workspaces/{slug}/api-keys", R + "ApiKeyList", ("GET", "POST")),
     Route("/workspaces/{slug}/api-keys/{keyId}", R + "ApiKeyItem", ("DELETE",)),
+    Route("/api-key", R + "CurrentApiKey", ("GET",)),
     Route("/workspaces/{slug}/changelogs", R + "ChangelogList", ("GET", "POST")),
     Route("/workspaces/{slug}/changelogs/{changelogId}", R + "ChangelogItem", ("GET", "PATCH")),
 ]

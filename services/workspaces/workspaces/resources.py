@@ -86,6 +86,11 @@ class ApiKeyItem(Resource):
         resp.media = self.service.revoke_key(req.context.caller, slug, keyId)
 
 
+class CurrentApiKey(Resource):
+    def on_get(self, req, resp):
+        resp.media = self.service.current_key(req.context.caller)
+
+
 class ChangelogList(Resource):
     def on_get(self, req, resp, slug):
         limit, offset = page_params(req, *contract.CHANGELOG_LIMIT)

@@ -60,6 +60,7 @@ CREATE_CHANGELOG = obj(
 UPDATE_CHANGELOG = obj({"title": string(200, 1), "content": string(50_000, 1), "publish": BOOLEAN, "postIds": POST_IDS})
 
 IDENTITY = obj(
-    {"workspace": string(2000), "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
+    # workspace is null for a route without one in its path: only an API key is checked then
+    {"workspace": {"type": ["string", "null"], "maxLength": 2000}, "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
     required=("workspace",),
 )

@@ -206,6 +206,16 @@ class WorkspaceService:
             raise NotFound(f"API key '{key_id}' not found")
         return shapes.api_key(doc)
 
+    def current_key(self, caller: auth.Caller) -> dict:
+        """The API key the caller presents: its workspace and role (any role may ask). An agent
+        given only a key and the gateway's URL learns here where it works and what it may do."""
+        if caller.key_id is None:
+            raise Unauthorized("this request needs a workspace API key (Authorization: Bearer <key>)")
+        doc = self.repo.find_key(caller.workspace, caller.key_id)
+        if doc is None or doc.get("revokedAt") is not None:
+            raise Unauthorized("this API key has been revoked")
+        return shapes.current_key(doc)
+
     def _issue_key(self, slug: str, name: str, role: str, created) -> tuple[dict, str]:
         """The one place API keys are made: the document to store and the key (shown once)."""
         key_id, key = api_keys.generate()
@@ -228,6 +238,8 @@ class WorkspaceService:
         fields = check(body, schemas.IDENTITY)
         if fields.get("apiKey"):
             return shapes.caller(self._key_holder(fields["apiKey"]))
+        if fields["workspace"] is None:
+            raise Unauthorized("a user token is only valid on a workspace's routes")
         return shapes.caller(self._sso_user(fields["workspace"], fields.get("userToken")))
 
     def _key_holder(self, api_key: str) -> auth.Caller:

@@ -75,6 +75,11 @@ def api_key(doc: dict) -> dict:
     }
 
 
+def current_key(doc: dict) -> dict:
+    """``GET /api-key``: the presented key (as listed) and the workspace it belongs to."""
+    return {"workspace": doc["workspace"], **api_key(doc)}
+
+
 def agent_context(doc: dict, recent: list[dict]) -> dict:
     """The workspace as the team's agents need it: name, voice, boards, statuses, recent news."""
     return {

@@ -1,0 +1,1 @@
+"""The MCP service (plugin ``mcp``). The package is not named ``mcp``: that is the SDK's."""

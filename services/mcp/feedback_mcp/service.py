@@ -1,0 +1,137 @@
+"""The MCP service's rules: which tools a key's role is offered, and the reads that take more
+than one API call (board statistics, the material of the prompts).
+
+The API decides every permission again on each call; offering a role only what it may do
+keeps an agent from planning with tools that can only fail."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+
+from feedback_mcp.api import ApiError, WorkspaceApi
+
+READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats")
+WRITE_TOOLS = ("create_post", "comment_on_post", "vote_on_post")
+MANAGER_TOOLS = ("update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog")
+TOOLS_BY_ROLE = {
+    "read": READ_TOOLS,
+    "write": READ_TOOLS + WRITE_TOOLS,
+    "manager": READ_TOOLS + WRITE_TOOLS + MANAGER_TOOLS,
+}
+PAGE = 100  # the API's largest page of posts
+COMMENTS_LIMIT = 500  # the API's largest page of comments
+
+
+def tools_for(role: str) -> tuple[str, ...]:
+    """The tools a key of ``role`` is offered; an unknown role gets the reads only."""
+    return TOOLS_BY_ROLE.get(role, READ_TOOLS)
+
+
+def is_manager(api: WorkspaceApi) -> bool:
+    return api.info.role == "manager"
+
+
+def parse_time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def all_posts(api: WorkspaceApi, max_posts: int, **filters) -> tuple[list[dict], bool]:
+    """Posts of ``GET /posts`` page by page, newest first, up to ``max_posts``; and whether
+    that was all of them."""
+    posts: list[dict] = []
+    while len(posts) < max_posts:
+        page = api.get("/posts", sort="newest", limit=PAGE, offset=len(posts), **filters)["items"]
+        posts.extend(page)
+        if len(page) < PAGE:
+            return posts[:max_posts], True
+    return posts[:max_posts], False
+
+
+def last_comment(api: WorkspaceApi, post_id: str) -> dict | None:
+    comments = api.get(f"/posts/{post_id}/comments", limit=COMMENTS_LIMIT)["items"]
+    return max(comments, key=lambda c: c["createdAt"], default=None)
+
+
+def board_stats(api: WorkspaceApi, board: str | None, stalled_days: int, top: int, max_posts: int, now: datetime | None = None) -> dict:
+    """Counts by status, the most voted and newest posts, and stalled posts: those whose last
+    visible comment is a non-team member's, older than ``stalled_days`` (a customer spoke last
+    and the team has been silent since)."""
+    now = now or datetime.now(timezone.utc)
+    posts, complete = all_posts(api, max_posts, board=board)
+    brief = lambda p: {"id": p["id"], "title": p["title"], "status": p["status"]["slug"] if p.get("status") else None,  # noqa: E731
+                       "voteCount": p["voteCount"], "commentCount": p["commentCount"], "createdAt": p["createdAt"]}
+    by_status = Counter(p["status"]["slug"] if p.get("status") else None for p in posts)
+    cutoff = now - timedelta(days=stalled_days)
+    stalled = []
+    for post in posts:
+        if not post["commentCount"]:
+            continue
+        comment = last_comment(api, post["id"])
+        if comment and not comment["isTeamMember"] and parse_time(comment["createdAt"]) < cutoff:
+            waiting = (now - parse_time(comment["createdAt"])).days
+            stalled.append({**brief(post), "lastCommentAt": comment["createdAt"], "daysWaiting": waiting})
+    stalled.sort(key=lambda p: p["lastCommentAt"])
+    return {
+        "board": board,
+        "postsCounted": len(posts),
+        "complete": complete,  # false: more than MCP_STATS_MAX_POSTS posts; the figures cover the newest
+        "byStatus": dict(sorted(by_status.items(), key=lambda kv: (-kv[1], str(kv[0])))),
+        "topVoted": [brief(p) for p in sorted(posts, key=lambda p: (-p["voteCount"], p["id"]))[:top]],
+        "newest": [brief(p) for p in posts[:top]],
+        "stalled": stalled,
+        "stalledDays": stalled_days,
+    }
+
+
+def triage_material(api: WorkspaceApi, board: str | None, limit: int) -> dict:
+    """What the triage prompt shows: new posts (status ``open``; for managers also posts
+    awaiting moderation) with the similar posts search finds for each (merge candidates)."""
+    new = api.get("/posts", status="open", sort="newest", limit=limit, board=board)["items"]
+    pending = api.get("/posts", moderationState="pending", sort="newest", limit=limit, board=board)["items"] if is_manager(api) else []
+    seen, items = set(), []
+    for post in pending + new:
+        if post["id"] in seen:
+            continue
+        seen.add(post["id"])
+        similar = api.get("/posts/search", q=post["title"][:500], limit=4, board=board)["items"]
+        items.append({
+            "id": post["id"], "title": post["title"], "content": post["content"][:1000], "status": post["status"]["slug"] if post.get("status") else None,
+            "moderationState": post["moderationState"], "voteCount": post["voteCount"],
+            "similar": [{"id": s["id"], "title": s["title"], "similarity": s["similarity"]} for s in similar if s["id"] != post["id"]][:3],
+        })
+    statuses = api.get("/statuses")["items"]
+    return {"posts": items, "statuses": [{"slug": s["slug"], "name": s["name"]} for s in statuses]}
+
+
+def changelog_material(api: WorkspaceApi, status: str, max_posts: int) -> dict:
+    """What the changelog prompt shows: the brand voice, the last published entry, and the
+    posts in ``status`` that no published entry references yet (shipped since the last one)."""
+    context = api.get("/agent-context")
+    announced: set[str] = set()
+    last = None
+    offset = 0
+    while True:
+        page = api.get("/changelogs", limit=100, offset=offset)["items"]
+        for entry in page:
+            if entry["publishedAt"]:
+                announced.update(entry["postIds"])
+                if last is None or entry["publishedAt"] > last["publishedAt"]:
+                    last = entry
+        if len(page) < 100:
+            break
+        offset += 100
+    posts, _ = all_posts(api, max_posts, status=status)
+    shipped = [{"id": p["id"], "title": p["title"], "content": p["content"][:1000], "voteCount": p["voteCount"]}
+               for p in posts if p["id"] not in announced]
+    return {
+        "workspace": context["workspace"],
+        "brandVoice": context["brandVoice"],
+        "lastEntry": {"title": last["title"], "publishedAt": last["publishedAt"], "content": last["content"][:2000]} if last else None,
+        "posts": shipped,
+    }
+
+
+def error_text(ex: ApiError) -> str:
+    """An API refusal as a tool's error: the API's own message, with its status."""
+    return f"{ex.message} (HTTP {ex.status})"

@@ -1,0 +1,220 @@
+"""The MCP server through the running platform, with the SDK's own client: what each key's role
+is offered, every tool with good and bad input, and refusals that stay tool errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+import requests
+
+from testkit import assert_error
+
+from .helpers import FEEDBACK, TRANSPORTS, data, error, session
+
+READS = {"search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats"}
+WRITES = {"create_post", "comment_on_post", "vote_on_post"}
+MANAGES = {"update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog"}
+OFFERED = {"read": READS, "write": READS | WRITES, "manager": READS | WRITES | MANAGES}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_tools_offered_per_role(stack, keys, transport):
+    for role, expected in OFFERED.items():
+
+        async def steps(client):
+            tools = (await client.list_tools()).tools
+            prompts = {p.name for p in (await client.list_prompts()).prompts}
+            return tools, prompts
+
+        tools, prompts = session(transport, stack.url, keys[role], steps)
+        assert {t.name for t in tools} == expected, role
+        for tool in tools:  # every input an agent can act on: typed and described
+            assert tool.description, tool.name
+            for name, schema in tool.input_schema.get("properties", {}).items():
+                assert schema.get("description"), f"{tool.name}.{name} has no description"
+        assert prompts == ({"triage_new_feedback", "draft_changelog"} if role == "manager" else {"triage_new_feedback"})
+
+
+def test_http_refusals_are_json_errors(stack, keys):
+    url = stack.url + "/mcp"
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    json_rpc = {"Accept": "application/json, text/event-stream"}
+    message = assert_error(requests.post(url, json=hello, headers=json_rpc, timeout=10), 401)
+    assert "Bearer" in message
+    assert_error(requests.post(url, json=hello, headers={**json_rpc, "Authorization": "Basic abc"}, timeout=10), 401)
+    assert_error(requests.post(url, json=hello, headers={**json_rpc, "Authorization": "Bearer fbk_0123456789abcdef_nope"}, timeout=10), 401)
+    assert_error(requests.get(url, headers={"Authorization": f"Bearer {keys['read']}"}, timeout=10), 405)
+    # the service itself answers only what the gateway signed
+    assert_error(requests.post(stack.service_url("mcp") + "/mcp", json=hello, headers={**json_rpc, "Authorization": f"Bearer {keys['read']}"}, timeout=10), 401)
+    # a good key: one JSON-RPC answer as JSON (stateless, JSON-response mode)
+    r = requests.post(url, json=hello, headers={**json_rpc, "Authorization": f"Bearer {keys['read']}",
+                                               "Mcp-Protocol-Version": "2025-06-18"}, timeout=10)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), r.text
+    assert {t["name"] for t in r.json()["result"]["tools"]} == READS
+
+
+def post_via_api(api, workspace, key, title, content=""):
+    r = api.post(f"{workspace.path}/posts", key=key, json={"boardSlug": "features", "title": title, "content": content})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
+    """Each tool once with input the API accepts (its effect read back through /v1) and once
+    with input it refuses or the schema forbids: a tool error, and the session goes on."""
+    existing = post_via_api(api, workspace, keys["manager"], "Export reports to CSV", "Monthly exports please")
+    missing = "0" * 24
+    v1 = lambda path, key=keys["manager"]: api.get(workspace.path + path, key=key).json()  # noqa: E731
+
+    async def as_writer(client):
+        created = data(await client.call_tool("create_post", {"board": "features", "title": "Dark mode for the dashboard", "content": "Too bright at night"}))
+        bad_board = error(await client.call_tool("create_post", {"board": "nope", "title": "x"}))
+        no_title = error(await client.call_tool("create_post", {"board": "features"}))
+        comment = data(await client.call_tool("comment_on_post", {"post_id": existing["id"], "content": "Same need here"}))
+        empty_comment = error(await client.call_tool("comment_on_post", {"post_id": existing["id"], "content": ""}))
+        private = error(await client.call_tool("comment_on_post", {"post_id": existing["id"], "content": "psst", "private": True}))
+        voted = data(await client.call_tool("vote_on_post", {"post_id": existing["id"]}))
+        vote_missing = error(await client.call_tool("vote_on_post", {"post_id": missing}))
+        manage = error(await client.call_tool("update_post", {"post_id": existing["id"], "status": "planned"}))
+        return locals()
+
+    w = session("http", stack.url, keys["write"], as_writer)
+    assert w["created"]["title"] == "Dark mode for the dashboard" and w["created"]["verified"] is True
+    assert v1(f"/posts/{w['created']['id']}")["title"] == "Dark mode for the dashboard"
+    assert "board" in w["bad_board"] and "(HTTP 400)" in w["bad_board"]
+    assert "title" in w["no_title"]
+    assert w["comment"]["content"] == "Same need here" and w["comment"]["isTeamMember"] is False
+    assert [c["content"] for c in v1(f"/posts/{existing['id']}/comments")["items"]] == ["Same need here"]
+    assert "(HTTP 400)" in w["empty_comment"] or "content" in w["empty_comment"]
+    assert "(HTTP 403)" in w["private"]
+    assert w["voted"]["voteCount"] == 1 and w["voted"]["voted"] is True
+    assert v1(f"/posts/{existing['id']}")["voteCount"] == 1
+    assert "(HTTP 404)" in w["vote_missing"]
+    assert "update_post" in w["manage"]  # not offered to a write key: unknown to its session
+
+    async def as_manager(client):
+        found = data(await client.call_tool("search_posts", {"query": "csv export"}))
+        no_query = error(await client.call_tool("search_posts", {"query": ""}))
+        listed = data(await client.call_tool("list_posts", {"sort": "top", "limit": 5}))
+        bad_sort = error(await client.call_tool("list_posts", {"sort": "loudest"}))
+        bad_limit = error(await client.call_tool("list_posts", {"limit": 0}))
+        post = data(await client.call_tool("get_post", {"post_id": existing["id"]}))
+        no_post = error(await client.call_tool("get_post", {"post_id": missing}))
+        roadmap = data(await client.call_tool("get_roadmap", {}))
+        no_board_roadmap = data(await client.call_tool("get_roadmap", {"board": "nope"}))
+        updated = data(await client.call_tool("update_post", {"post_id": existing["id"], "status": "planned", "title": "Export reports (CSV)"}))
+        bad_status = error(await client.call_tool("update_post", {"post_id": existing["id"], "status": "nope"}))
+        nothing = error(await client.call_tool("update_post", {"post_id": existing["id"]}))
+        merged = data(await client.call_tool("merge_posts", {"post_id": w["created"]["id"], "into_post_id": existing["id"]}))
+        self_merge = error(await client.call_tool("merge_posts", {"post_id": existing["id"], "into_post_id": existing["id"]}))
+        unmerged = data(await client.call_tool("unmerge_post", {"post_id": w["created"]["id"]}))
+        not_merged = error(await client.call_tool("unmerge_post", {"post_id": w["created"]["id"]}))
+        draft = data(await client.call_tool("create_changelog", {"title": "CSV exports", "slug": "csv-exports", "content": "You can export.", "post_ids": [existing["id"]]}))
+        bad_slug = error(await client.call_tool("create_changelog", {"title": "x", "slug": "Not A Slug", "content": "x"}))
+        unknown_post = error(await client.call_tool("create_changelog", {"title": "x", "slug": "x", "content": "x", "post_ids": [missing]}))
+        published = data(await client.call_tool("publish_changelog", {"changelog_id": draft["id"]}))
+        no_entry = error(await client.call_tool("publish_changelog", {"changelog_id": missing}))
+        entries = data(await client.call_tool("list_changelogs", {"limit": 5}))
+        bad_page = error(await client.call_tool("list_changelogs", {"offset": -1}))
+        stats = data(await client.call_tool("board_stats", {"board": "features", "top": 2}))
+        bad_stats = error(await client.call_tool("board_stats", {"stalled_days": -1}))
+        voted_off = data(await client.call_tool("vote_on_post", {"post_id": existing["id"], "vote": False}))
+        return locals()
+
+    m = session("http", stack.url, keys["manager"], as_manager)
+    assert m["found"]["items"][0]["id"] == existing["id"] and 0 < m["found"]["items"][0]["similarity"] <= 1
+    assert "q" in m["no_query"] or "query" in m["no_query"]
+    assert [p["id"] for p in m["listed"]["items"]] == [existing["id"], w["created"]["id"]]  # top: 1 vote first
+    assert "sort" in m["bad_sort"] and "limit" in m["bad_limit"]
+    assert m["post"]["post"]["id"] == existing["id"] and [c["content"] for c in m["post"]["comments"]] == ["Same need here"]
+    assert "(HTTP 404)" in m["no_post"]
+    assert {c["status"]["slug"] for c in m["roadmap"]["columns"]} >= {"open", "planned"}
+    assert all(c["items"] == [] for c in m["no_board_roadmap"]["columns"])
+    assert m["updated"]["status"]["slug"] == "planned" and m["updated"]["title"] == "Export reports (CSV)"
+    assert v1(f"/posts/{existing['id']}")["status"]["slug"] == "planned"
+    assert "(HTTP 400)" in m["bad_status"] and "at least one" in m["nothing"]
+    assert m["merged"]["mergedInto"]["id"] == existing["id"] and "(HTTP 400)" in m["self_merge"]
+    assert m["unmerged"]["mergedInto"] is None and "(HTTP 409)" in m["not_merged"]
+    assert v1(f"/posts/{w['created']['id']}")["mergedInto"] is None
+    assert m["draft"]["publishedAt"] is None and "(HTTP 400)" in m["bad_slug"] and "(HTTP 400)" in m["unknown_post"]
+    assert m["published"]["publishedAt"] and "(HTTP 404)" in m["no_entry"]
+    assert v1(f"/changelogs/{m['draft']['id']}", key=None)["publishedAt"] == m["published"]["publishedAt"]  # public now
+    assert [e["id"] for e in m["entries"]["items"]] == [m["draft"]["id"]] and "offset" in m["bad_page"]
+    assert m["stats"]["byStatus"] == {"open": 1, "planned": 1} and m["stats"]["postsCounted"] == 2 and m["stats"]["complete"]
+    assert [p["id"] for p in m["stats"]["topVoted"]] == [existing["id"], w["created"]["id"]]
+    assert "stalled_days" in m["bad_stats"]
+    assert m["voted_off"]["voted"] is False  # the manager had not voted: withdrawing changes nothing
+    assert v1(f"/posts/{existing['id']}")["voteCount"] == 1
+
+
+def test_board_stats_finds_stalled_posts(stack, api, workspace, keys):
+    """Stalled: a customer commented last and the team has said nothing since (here: for more
+    than 0 days, i.e. at all); a post the team answered last, or nobody commented, is not."""
+    waiting = post_via_api(api, workspace, keys["write"], "Waiting for an answer")
+    answered = post_via_api(api, workspace, keys["write"], "Answered by the team")
+    quiet = post_via_api(api, workspace, keys["write"], "Nobody commented")
+    for post, key in ((waiting, keys["manager"]), (waiting, keys["write"]), (answered, keys["write"]), (answered, keys["manager"])):
+        r = api.post(f"{workspace.path}/posts/{post['id']}/comments", key=key, json={"content": "a comment"})
+        assert r.status_code == 201, r.text
+
+    async def steps(client):
+        return (data(await client.call_tool("board_stats", {"stalled_days": 0})),
+                data(await client.call_tool("board_stats", {"stalled_days": 30})))
+
+    now, month = session("http", stack.url, keys["read"], steps)
+    assert [p["id"] for p in now["stalled"]] == [waiting["id"]] and now["stalled"][0]["daysWaiting"] == 0
+    assert month["stalled"] == []  # nobody has waited 30 days yet
+    assert [p["id"] for p in now["newest"]] == [quiet["id"], answered["id"], waiting["id"]]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_read_key_is_refused_every_write(stack, api, workspace, keys, transport):
+    """A read key is offered no write tool, and calling one anyway is a tool error; the same
+    writes through /v1 with the key are 403."""
+    post = post_via_api(api, workspace, keys["manager"], "Something to write on")
+    writes = {
+        "create_post": {"board": "features", "title": "x"},
+        "comment_on_post": {"post_id": post["id"], "content": "x"},
+        "vote_on_post": {"post_id": post["id"]},
+        "update_post": {"post_id": post["id"], "status": "planned"},
+        "merge_posts": {"post_id": post["id"], "into_post_id": post["id"]},
+        "unmerge_post": {"post_id": post["id"]},
+        "create_changelog": {"title": "x", "slug": "x", "content": "x"},
+        "publish_changelog": {"changelog_id": "0" * 24},
+    }
+
+    async def steps(client):
+        offered = {t.name for t in (await client.list_tools()).tools}
+        refusals = {name: error(await client.call_tool(name, args)) for name, args in writes.items()}
+        still = data(await client.call_tool("get_post", {"post_id": post["id"]}))  # the session goes on
+        return offered, refusals, still
+
+    offered, refusals, still = session(transport, stack.url, keys["read"], steps)
+    assert offered == READS
+    assert all(name in message for name, message in refusals.items()), refusals
+    assert still["post"]["id"] == post["id"]
+    p = f"{workspace.path}/posts/{post['id']}"
+    for method, path, body in [
+        ("POST", f"{workspace.path}/posts", {"boardSlug": "features", "title": "x", "content": ""}),
+        ("POST", p + "/comments", {"content": "x"}),
+        ("POST", p + "/vote", None),
+        ("DELETE", p + "/vote", None),
+        ("PATCH", p, {"statusSlug": "planned"}),
+        ("POST", p + "/merge", {"intoPostId": post["id"]}),
+        ("POST", p + "/unmerge", None),
+        ("POST", f"{workspace.path}/changelogs", {"title": "x", "slug": "x", "content": "x"}),
+    ]:
+        assert_error(api.call(method, path, key=keys["read"], json=body), 403)
+    after = api.get(p, key=keys["manager"]).json()
+    assert (after["voteCount"], after["commentCount"], after["status"]["slug"]) == (0, 0, "open")
+
+
+def test_stdio_server_refuses_to_start_without_a_good_key(stack):
+    run = lambda *args, **env: subprocess.run([FEEDBACK, "mcp", *args], capture_output=True, text=True, timeout=60,  # noqa: E731
+                                              env={**os.environ, **env})
+    bad = run("--base-url", stack.url, "--api-key", "fbk_0123456789abcdef_nope")
+    assert bad.returncode != 0 and "refused the key: invalid API key (HTTP 401)" in bad.stderr
+    missing = run("--base-url", stack.url)
+    assert missing.returncode == 2 and "--api-key" in missing.stderr
