@@ -133,7 +133,7 @@ class Run:
                 continue
             started = time.perf_counter()
             matches = similarity.rank(index, post["title"], vector if semantic else None, manager=False, board=None,
-                                      lexical_candidates=CONFIG.search_candidates)
+                                      lexical_candidates=PostsConfig(semantic_search=semantic).lexical_candidates)
             self.timings.append(time.perf_counter() - started)
             me = int(str(post["oid"]), 16)
             pooled = [(m.entry.oid, m.lexical, m.cosine) for m in matches if m.entry.oid != me]

@@ -16,8 +16,9 @@ class PostsConfig:
     # An anonymous write is checked against what the workspaces service said at most this many
     # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
     permission_max_age: float = 5.0
-    # Most lexical candidates a similarity search scores (the nearest titles join them).
-    search_candidates: int = 400
+    # Most lexical candidates a similarity search scores (the nearest titles join them); 0: the
+    # default of the mode, see lexical_candidates.
+    search_candidates: int = 0
     # Items below this similarity are not returned by /posts/search (0.01: any post sharing a
     # search term, or with a title cosine of at least 0.24; docs/services/posts.md).
     min_similarity: float = 0.01
@@ -27,6 +28,13 @@ class PostsConfig:
     # Posts the backfill embeds per batch, and its pause when it has nothing left to embed.
     backfill_batch: int = 64
     backfill_idle: float = 10.0
+
+    @property
+    def lexical_candidates(self) -> int:
+        """400 when lexical search is all there is; 200 with the sentence model, where the
+        nearest titles carry the ranking: as good as 400 on the labeled sets, in half the time
+        (docs/benchmarks.md, "Similar posts")."""
+        return self.search_candidates or (200 if self.semantic_search else 400)
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:

@@ -300,7 +300,7 @@ class PostService:
 
         def best(index: WorkspaceIndex) -> list[Entry]:
             matches = similarity.rank(index, q, query_vector, manager=manager, board=board_id,
-                                      lexical_candidates=self.config.search_candidates)
+                                      lexical_candidates=self.config.lexical_candidates)
             top = [m for m in matches if m.similarity >= self.config.min_similarity][:limit]
             scored[:] = [(m.similarity, m.entry.oid) for m in top]
             return [m.entry for m in top]
