@@ -17,25 +17,25 @@ from testkit import wait_for
 pytestmark = pytest.mark.reliability
 
 
-def launch(folder: Path) -> subprocess.Popen:
+def launch(folder: Path, log: Path) -> subprocess.Popen:
+    """``feedback dev`` in ``folder``, its output to the file ``log``: a pipe nobody reads would
+    fill up with the children's logs and block the launcher mid-print, even while it stops."""
     env = {**os.environ, "GATEWAY_PORT": str(free_port())}
     for name in ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS"):
         env.pop(name, None)
-    return subprocess.Popen(
-        [_bin("feedback"), "dev"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    with open(log, "w") as out:
+        return subprocess.Popen([_bin("feedback"), "dev"], cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
-def wait_running(launcher: subprocess.Popen, timeout: float = 120) -> str:
-    seen = []
-    deadline = time.monotonic() + timeout
-    for line in launcher.stdout:
-        seen.append(line)
-        if "Feedback platform running" in line:
-            return "".join(seen)
-        if time.monotonic() > deadline:
-            break
-    raise AssertionError("the launcher did not start:\n" + "".join(seen[-40:]))
+def wait_running(launcher: subprocess.Popen, log: Path, timeout: float = 120) -> None:
+    def running() -> bool:
+        assert launcher.poll() is None, "the launcher exited"
+        return "Feedback platform running" in log.read_text()
+
+    try:
+        wait_for(running, timeout=timeout, what="the launcher to start")
+    except AssertionError as ex:
+        raise AssertionError(f"{ex}; its output:\n{log.read_text()[-4000:]}") from None
 
 
 def children(pid: int) -> set[int]:
@@ -60,9 +60,11 @@ def alive(pid: int) -> bool:
 
 
 def test_children_die_with_a_killed_launcher_and_the_next_one_starts(tmp_path):
-    first = launch(tmp_path)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    first = launch(tmp_path, logs / "first.log")
     try:
-        wait_running(first)
+        wait_running(first, logs / "first.log")
         spawned = children(first.pid)
         assert len(spawned) >= 5, "mongo, kafka, the services and the gateway run as its children"
         first.send_signal(signal.SIGKILL)  # no cleanup of its own can run
@@ -70,13 +72,17 @@ def test_children_die_with_a_killed_launcher_and_the_next_one_starts(tmp_path):
         wait_for(lambda: not any(alive(p) for p in spawned), timeout=30, what="the children to exit")
     finally:
         first.kill()
-    second = launch(tmp_path)
+    second = launch(tmp_path, logs / "second.log")
     try:
-        wait_running(second)  # the data folder was released: the next run starts
-        held = launch(tmp_path)  # a third while the second holds the folder
-        out, _ = held.communicate(timeout=60)
+        wait_running(second, logs / "second.log")  # the data folder was released: the next run starts
+        held = launch(tmp_path, logs / "held.log")  # a third while the second holds the folder
+        held.wait(timeout=60)
+        out = (logs / "held.log").read_text()
         assert held.returncode != 0
         assert "is in use by another process" in out and str(tmp_path / ".data" / "mongo") in out
     finally:
         second.send_signal(signal.SIGINT)
-        second.wait(60)
+        try:
+            second.wait(60)
+        finally:
+            second.kill()  # never leave a launcher behind, even if it did not stop
