@@ -298,6 +298,9 @@ def main() -> None:
     )
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    # Ctrl-C stops everything even where SIGINT came in ignored (a shell starts background
+    # commands that way, and Python then installs no KeyboardInterrupt of its own).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         stack.start()
         print(
