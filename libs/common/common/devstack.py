@@ -29,6 +29,7 @@ import urllib3
 
 from common.config import load_settings
 from common.plugins import load_services
+from common.signals import StopSignals
 
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -296,8 +297,7 @@ def main() -> None:
         admin_token=env.get("FEEDBACK_ADMIN_TOKEN") or token_file.read_text().strip(),
         internal_secret=settings.internal_secret,
     )
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    stopping = StopSignals(signal.SIGTERM)
     # Ctrl-C stops everything even where SIGINT came in ignored (a shell starts background
     # commands that way, and Python then installs no KeyboardInterrupt of its own).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -323,12 +323,11 @@ Press Ctrl-C to stop everything.
 """,
             flush=True,
         )
-        while not stopping.is_set():
+        while not stopping.wait(1):
             dead = [p.name for p in stack.processes.values() if not p.alive()]
             if dead:
                 print(f"process(es) exited: {dead}; stopping", flush=True)
                 break
-            stopping.wait(1)
     except KeyboardInterrupt:
         pass
     finally:

@@ -11,6 +11,7 @@ from common.config import Settings
 from common.consumer import ConsumerRunner
 from common.plugins import ServiceSpec, resolve
 from common.relay import OutboxRelay
+from common.signals import StopSignals
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,7 @@ def run_workers(settings: Settings, spec: ServiceSpec, names: list[str] | None =
     context = spec.create_context(settings)
     loops = build_loops(settings, spec, context, names or spec.worker_names())
     stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    signals = StopSignals(signal.SIGTERM, signal.SIGINT)
     threads = [
         threading.Thread(target=supervise, args=(f"{spec.name}.{n}", loop, stop), name=n, daemon=True)
         for n, loop in loops.items()
@@ -59,7 +59,8 @@ def run_workers(settings: Settings, spec: ServiceSpec, names: list[str] | None =
     for t in threads:
         t.start()
     log.info("%s workers running: %s", spec.name, ", ".join(loops))
-    while not stop.is_set():
-        stop.wait(1)
+    while not signals.wait(1):
+        pass
+    stop.set()
     for t in threads:
         t.join(timeout=10)
