@@ -67,6 +67,7 @@ class Embedder:
         tokenizer.no_padding()  # the file pads to 128; we pad each batch to its longest text
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer = tokenizer
+        self._special = {tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[UNK]", "[PAD]")}
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
@@ -80,32 +81,25 @@ class Embedder:
         self._session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors of ``texts``, shape ``(len(texts), 384)``, float32, each of norm 1.
+    def embed(self, texts: list[str]) -> list[np.ndarray | None]:
+        """The vector of each text (384 float32, norm 1), or None for a text with no word piece
+        the model knows (emoji only, a script its vocabulary lacks, blank): all of those would
+        get one same vector, so they would look like duplicates of each other.
 
         Any string is accepted (empty, emoji, CJK, control characters, lone surrogates,
         any length: past ``MAX_TOKENS`` word pieces the rest is ignored)."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of strings, not a string")
-        clean = [_sanitize(t) for t in texts]
-        out = np.empty((len(clean), DIMENSION), dtype=np.float32)
-        if not clean:
-            return out
-        # Tokenised one by one (encode_batch would start a thread per core), then run in
-        # batches of similar length so that little padding is computed.
-        ids = [self._tokenizer.encode(t).ids for t in clean]
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), BATCH_SIZE):
-            batch = order[start:start + BATCH_SIZE]
-            out[batch] = self._run([ids[i] for i in batch])
+        # Tokenised one by one (encode_batch would start a thread per core), then the texts
+        # with a known word piece run in batches of similar length, so little padding is computed.
+        ids = [self._tokenizer.encode(_sanitize(t)).ids for t in texts]
+        known = sorted((i for i, x in enumerate(ids) if set(x) - self._special), key=lambda i: len(ids[i]))
+        out: list[np.ndarray | None] = [None] * len(texts)
+        for start in range(0, len(known), BATCH_SIZE):
+            batch = known[start:start + BATCH_SIZE]
+            for i, vector in zip(batch, self._run([ids[i] for i in batch])):
+                out[i] = vector
         return out
-
-    def informative(self, texts: list[str]) -> np.ndarray:
-        """Whether each text has a word piece the model knows. Texts without one (emoji
-        only, a script the vocabulary lacks, blank) all get the same vector, so their
-        cosine to each other is 1: skip them in semantic matching."""
-        special = {self._tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[UNK]", "[PAD]")}
-        return np.array([bool(set(self._tokenizer.encode(_sanitize(t)).ids) - special) for t in texts], dtype=bool)
 
     def _run(self, batch: list[list[int]]) -> np.ndarray:
         width = max(len(x) for x in batch)
@@ -171,10 +165,5 @@ class LazyEmbedder:
         return self._embedder
 
     def titles(self, titles: list[str]) -> list[np.ndarray | None]:
-        """The vector of each title, or None for one that has no word piece the model
-        knows (emoji only, a script its vocabulary lacks): all of those share one vector,
-        so they would look like duplicates of each other."""
-        embedder = self.get()
-        vectors = embedder.embed(titles)
-        known = embedder.informative(titles)
-        return [v if k else None for v, k in zip(vectors, known)]
+        """The vector of each title, or None (:meth:`Embedder.embed`)."""
+        return self.get().embed(titles)

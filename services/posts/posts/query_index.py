@@ -151,9 +151,12 @@ class Vectors:
                 return found
             k = used
 
-    def cosine(self, query: np.ndarray, oid: int) -> float | None:
-        row = self.row_of.get(oid)
-        return None if row is None else float(self.matrix[row] @ query)
+    def cosines(self, query: np.ndarray, oids: list[int]) -> list[float | None]:
+        """Each post's cosine with ``query`` (None for one without a vector), in one product."""
+        rows = [self.row_of.get(oid) for oid in oids]
+        found = [row for row in rows if row is not None]
+        values = iter((self.matrix[found] @ query).tolist() if found else ())
+        return [None if row is None else next(values) for row in rows]
 
     def __len__(self) -> int:
         return len(self.row_of)
@@ -318,7 +321,7 @@ class WorkspaceIndex:
     def cosines(self, query: np.ndarray, entries: list[Entry]) -> list[float | None]:
         """Each entry's cosine with ``query`` (None for a post that has no vector)."""
         with self.lock:
-            return [self.vectors.cosine(query, e.oid) for e in entries]
+            return self.vectors.cosines(query, [e.oid for e in entries])
 
     def size(self) -> int:
         return len(self.entries)

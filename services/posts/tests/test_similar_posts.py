@@ -83,7 +83,7 @@ def test_vectors_reuse_rows_and_rank_by_cosine():
     assert all(oid % 3 == 2 or oid == 5000 for _, oid in near) and all(oid % 2 == 0 for _, oid in near)
     # Filters that leave fewer than were partitioned off still find every eligible row.
     assert [oid for _, oid in vectors.nearest(basis[0], lambda oid: oid in (3, 4), 5)] == [3, 4]
-    assert vectors.cosine(basis[1], 4) == 1.0 and vectors.cosine(basis[1], 5) is None
+    assert vectors.cosines(basis[1], [4, 5, 7]) == [1.0, None, 1.0]
 
 
 # -- the service -----------------------------------------------------------------------------------
