@@ -17,9 +17,6 @@ class StopSignals:
         for sig in signals:
             signal.signal(sig, lambda signum, _frame: self.received.append(signum))
 
-    def __bool__(self) -> bool:
-        return bool(self.received)
-
     def wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds`` (a signal cuts it short); whether one has arrived."""
         deadline = time.monotonic() + seconds

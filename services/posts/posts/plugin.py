@@ -34,7 +34,6 @@ class Context:
     store: object  # common.db.Store
     workspaces: object  # posts.readmodel.Workspaces: the in-memory read model
     service: object  # posts.service.PostService
-    embedder: object  # posts.embeddings.LazyEmbedder, or None when semantic search is off
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
@@ -55,9 +54,8 @@ def create_context(settings: Settings) -> Context:
     store = Store(settings, ALIAS)
     repo = PostRepository(store)
     workspaces = Workspaces(repo, InternalClient(settings, timeout=5), config)
-    embedder = LazyEmbedder() if config.semantic_search else None
-    service = PostService(repo, workspaces, config, embedder)
-    return Context(settings, config, store, workspaces, service, embedder)
+    service = PostService(repo, workspaces, config, LazyEmbedder() if config.semantic_search else None)
+    return Context(settings, config, store, workspaces, service)
 
 
 @hookimpl
