@@ -19,7 +19,8 @@ TOOLS_BY_ROLE = {
     "write": READ_TOOLS + WRITE_TOOLS,
     "manager": READ_TOOLS + WRITE_TOOLS + MANAGER_TOOLS,
 }
-PAGE = 100  # the API's largest page of posts
+PAGE = 100  # the API's largest page of posts and of changelog entries
+MAX_OFFSET = 10_000  # the API's deepest offset (common.validation.MAX_OFFSET)
 COMMENTS_LIMIT = 500  # the API's largest page of comments
 
 
@@ -36,16 +37,21 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def all_posts(api: WorkspaceApi, max_posts: int, **filters) -> tuple[list[dict], bool]:
-    """Posts of ``GET /posts`` page by page, newest first, up to ``max_posts``; and whether
-    that was all of them."""
-    posts: list[dict] = []
-    while len(posts) < max_posts:
-        page = api.get("/posts", sort="newest", limit=PAGE, offset=len(posts), **filters)["items"]
-        posts.extend(page)
+def pages(api: WorkspaceApi, path: str, most: int, **query) -> tuple[list[dict], bool]:
+    """The items of a paged list (``GET path``), page by page, up to ``most``; and whether that
+    was all of them."""
+    items: list[dict] = []
+    while len(items) < most:
+        page = api.get(path, limit=PAGE, offset=len(items), **query)["items"]
+        items.extend(page)
         if len(page) < PAGE:
-            return posts[:max_posts], True
-    return posts[:max_posts], False
+            return items[:most], True
+    return items[:most], False
+
+
+def all_posts(api: WorkspaceApi, max_posts: int, **filters) -> tuple[list[dict], bool]:
+    """Posts newest first, up to ``max_posts``; and whether that was all of them."""
+    return pages(api, "/posts", max_posts, sort="newest", **filters)
 
 
 def last_comment(api: WorkspaceApi, post_id: str) -> dict | None:
@@ -108,19 +114,10 @@ def changelog_material(api: WorkspaceApi, status: str, max_posts: int) -> dict:
     """What the changelog prompt shows: the brand voice, the last published entry, and the
     posts in ``status`` that no published entry references yet (shipped since the last one)."""
     context = api.get("/agent-context")
-    announced: set[str] = set()
-    last = None
-    offset = 0
-    while True:
-        page = api.get("/changelogs", limit=100, offset=offset)["items"]
-        for entry in page:
-            if entry["publishedAt"]:
-                announced.update(entry["postIds"])
-                if last is None or entry["publishedAt"] > last["publishedAt"]:
-                    last = entry
-        if len(page) < 100:
-            break
-        offset += 100
+    entries, _ = pages(api, "/changelogs", MAX_OFFSET)
+    published = [e for e in entries if e["publishedAt"]]
+    announced = {post_id for e in published for post_id in e["postIds"]}
+    last = max(published, key=lambda e: e["publishedAt"], default=None)
     posts, _ = all_posts(api, max_posts, status=status)
     shipped = [{"id": p["id"], "title": p["title"], "content": p["content"][:1000], "voteCount": p["voteCount"]}
                for p in posts if p["id"] not in announced]

@@ -12,6 +12,7 @@ import anyio
 
 from feedback_mcp.api import ApiClient, ApiError, WorkspaceApi
 from feedback_mcp.config import McpConfig
+from feedback_mcp.service import error_text
 from feedback_mcp.tools import build_server
 
 
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> None:
     try:
         info = client.key_info(args.api_key)
     except ApiError as ex:
-        raise SystemExit(f"feedback mcp: the API refused the key: {ex.message} (HTTP {ex.status})") from None
+        raise SystemExit(f"feedback mcp: the API refused the key: {error_text(ex)}") from None
     print(f"feedback mcp: workspace {info.workspace}, role {info.role}, serving on stdio", file=sys.stderr)
     server = build_server(WorkspaceApi(client, args.api_key, info), config)
     anyio.run(server.run_stdio_async)

@@ -32,12 +32,13 @@ ANNOTATIONS = {**{n: READ_ONLY for n in service.READ_TOOLS}, **{n: WRITES for n 
                **{n: CHANGES for n in service.MANAGER_TOOLS}}
 
 
-def calling(api_call):
-    """Run one API call; an API refusal becomes the tool's error, with the API's message."""
+def calling(api_call, error: type[Exception] = ToolError):
+    """Run one API call; an API refusal becomes the tool's (or with ``error=ResourceError``, the
+    resource's) error, with the API's message."""
     try:
         return api_call()
     except ApiError as ex:
-        raise ToolError(service.error_text(ex)) from None
+        raise error(service.error_text(ex)) from None
 
 
 class Tools:
@@ -184,24 +185,14 @@ class FeedbackServer(MCPServer):
 
     def _workspace_resources(self) -> list[McpResource]:
         slug = self.api.slug
-        try:
-            boards = self.api.get("/boards")["items"]
-            entries = [e for e in self.api.get("/changelogs", limit=100)["items"] if e["publishedAt"]]
-        except ApiError as ex:
-            raise ResourceError(service.error_text(ex)) from None
+        boards = calling(lambda: self.api.get("/boards"), ResourceError)["items"]
+        entries = [e for e in calling(lambda: self.api.get("/changelogs", limit=100), ResourceError)["items"] if e["publishedAt"]]
         return [
             *(McpResource(uri=f"feedback://{slug}/boards/{b['slug']}", name=f"board-{b['slug']}", title=f"Board: {b['name']}",
                           description="The board and its most voted posts", mime_type="application/json") for b in boards),
             *(McpResource(uri=f"feedback://{slug}/changelogs/{e['id']}", name=f"changelog-{e['slug']}", title=f"Changelog: {e['title']}",
                           description=f"Published {e['publishedAt']}", mime_type="text/markdown") for e in entries),
         ]
-
-
-def reading(api_call):
-    try:
-        return api_call()
-    except ApiError as ex:
-        raise ResourceError(service.error_text(ex)) from None
 
 
 def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
@@ -223,21 +214,21 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
         @server.resource(f"feedback://{slug}/agent-context", name="agent-context", title="Agent context",
                          description="The workspace as agents need it: name, brand voice, boards, statuses, recent changelog", mime_type="application/json")
         def agent_context() -> str:
-            return json.dumps(reading(lambda: api.get("/agent-context")))
+            return json.dumps(calling(lambda: api.get("/agent-context"), ResourceError))
 
     @server.resource(f"feedback://{slug}/boards/{{board}}", name="board", title="A board",
                      description="The board and its most voted posts", mime_type="application/json")
     def board(board: str) -> str:
-        boards = {b["slug"]: b for b in reading(lambda: api.get("/boards"))["items"]}
+        boards = {b["slug"]: b for b in calling(lambda: api.get("/boards"), ResourceError)["items"]}
         if board not in boards:
             raise ResourceError(f"board '{board}' not found")
-        posts = reading(lambda: api.get("/posts", board=board, sort="top", limit=50))["items"]
+        posts = calling(lambda: api.get("/posts", board=board, sort="top", limit=50), ResourceError)["items"]
         return json.dumps({"board": boards[board], "topPosts": posts})
 
     @server.resource(f"feedback://{slug}/changelogs/{{changelog_id}}", name="changelog", title="A changelog entry",
                      description="A published changelog entry, in markdown", mime_type="text/markdown")
     def changelog(changelog_id: str) -> str:
-        entry = reading(lambda: api.get(f"/changelogs/{changelog_id}"))
+        entry = calling(lambda: api.get(f"/changelogs/{changelog_id}"), ResourceError)
         return f"# {entry['title']}\n\n_Published {entry['publishedAt'] or '(draft)'}_\n\n{entry['content']}\n"
 
     @server.prompt(name="triage_new_feedback", title="Triage new feedback",
