@@ -11,6 +11,12 @@ from urllib.parse import quote, urlencode
 
 import urllib3
 
+# The client's address as the gateway saw it, signed by the gateway alone: a front service (the
+# board site, the MCP server) receives it on every request the gateway forwards to it and sends it
+# back, unchanged, on each /v1 call it makes for that request, so per-address budgets and the
+# failed-authentication lockout count the real client, never the front service's own address.
+CLIENT_HEADER = "X-Feedback-Client"
+
 
 class ApiError(Exception):
     """The API refused or failed: its status and its ``{"error": ...}`` message."""
