@@ -58,7 +58,7 @@ class Workspace:
             self.sso_secret = "s3cret-" + uuid.uuid4().hex
             r = self.api.patch(f"{self.path}/settings", key=self.key, json={"ssoSecret": self.sso_secret})
             assert r.status_code == 200, r.text
-        payload = {"id": user_id, "name": f"User {user_id}", "exp": int(time.time()) + 3600, **claims}
+        payload = {"id": user_id, "name": f"User {user_id}", "exp": int(time.time()) + 3600, "aud": self.slug, **claims}
         return jwt.encode(payload, self.sso_secret, algorithm="HS256")
 
     def settings(self, **fields) -> dict:
