@@ -72,19 +72,21 @@ class Metrics:
 
 class InternalAuth:
     """Accept only requests the gateway (or a sibling service) signed for this service, with
-    this method, path, query and body, moments ago; expose the caller."""
+    this method, path, query, body and covered headers, moments ago, and each only once in this
+    process; expose the caller."""
 
-    def __init__(self, secret: str, service: str, max_body: int):
+    def __init__(self, secret: str, service: str, max_body: int, nonces: auth.Nonces | None = None):
         self.secret = secret
         self.service = service
         self.max_body = max_body
+        self.nonces = nonces or auth.Nonces()
 
     def process_request(self, req, resp):
         if req.path in OPEN_PATHS:
             return
         body = _read_body(req, self.max_body)
-        headers = {h: req.get_header(h) for h in (auth.CALLER_HEADER, auth.SIGNATURE_HEADER, auth.TIMESTAMP_HEADER)}
-        if not auth.verify(self.secret, self.service, req.method, req.path, req.query_string, body, headers):
+        headers = {h: req.get_header(h) for h in auth.SIGNED_REQUEST_HEADERS}
+        if not auth.verify(self.secret, self.service, req.method, req.path, req.query_string, body, headers, nonces=self.nonces):
             raise Unauthorized("requests must come through the gateway")
         req.context.caller = auth.Caller.from_header(headers[auth.CALLER_HEADER])
         req.context.body = body

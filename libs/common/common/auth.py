@@ -3,10 +3,15 @@
 The gateway authenticates the public credential (a workspace API key, an end-user SSO
 JWT, or nobody) and forwards the result as ``X-Feedback-Caller`` (JSON), signed with
 HMAC-SHA256 under the shared ``INTERNAL_SECRET``. The signature covers the target service,
-method, path, query string, a digest of the body, the caller and a timestamp, and a service
-accepts it only within ``SIGNATURE_WINDOW`` seconds of that timestamp: a captured request
-cannot be replayed later, sent to another service, or given another body or query. Calling
-a service directly, bypassing the gateway, gets nobody anywhere.
+method, path, query string, a digest of the body, the caller, a timestamp, a random nonce and
+the headers that change what a request means (``COVERED_HEADERS``: name and value, an absent
+header differs from an empty one). A service accepts it only within ``SIGNATURE_WINDOW``
+seconds of that timestamp and only once (``Nonces``): a captured request cannot be replayed,
+sent to another service, or given another body, query, idempotency key, cookie, bearer or
+client address. Calling a service directly, bypassing the gateway, gets nobody anywhere.
+
+The nonce memory is per process: within the window, a captured request could still be
+replayed once to another process (or pod) of the same service.
 """
 
 from __future__ import annotations
@@ -14,15 +19,40 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import secrets
+import threading
 import time
 from dataclasses import dataclass
+from typing import Mapping
+
+from cachetools import TTLCache
+from prometheus_client import Counter
 
 from common.errors import Forbidden, Unauthorized
+from common.public_api import CLIENT_HEADER
 
 CALLER_HEADER = "X-Feedback-Caller"
 SIGNATURE_HEADER = "X-Feedback-Signature"
 TIMESTAMP_HEADER = "X-Feedback-Timestamp"
+NONCE_HEADER = "X-Feedback-Nonce"
 SIGNATURE_WINDOW = 30  # seconds a signed request stays valid (clock skew between pods included)
+# Headers whose change would change what a request does: a stored answer (Idempotency-Key), the
+# visitor of a page (Cookie), the key a front service checks (Authorization), the client address
+# the gateway vouches for (CLIENT_HEADER).
+COVERED_HEADERS = ("Idempotency-Key", "Cookie", "Authorization", CLIENT_HEADER)
+# What a verifier reads from a request: hand ``verify`` these, by name.
+SIGNED_REQUEST_HEADERS = (CALLER_HEADER, TIMESTAMP_HEADER, NONCE_HEADER, SIGNATURE_HEADER, *COVERED_HEADERS)
+# Nonces one process remembers at most. A nonce is kept 2 x SIGNATURE_WINDOW (a request stamped
+# up to a window ahead of this clock stays valid a window after it), so 100,000 covers 1,666
+# signed requests a second into one process, sustained (more than a service process serves:
+# docs/benchmarks.md), in about 30 MB when full. Past it the oldest nonces are forgotten early
+# (counted in feedback_internal_nonces_forgotten_total): a replay of one of those requests
+# would then pass once more, within its window.
+NONCES_MAX = 100_000
+
+NONCES_FORGOTTEN = Counter(
+    "feedback_internal_nonces_forgotten_total", "Nonces of signed internal requests forgotten before their window ended (memory full)"
+)
 
 ANONYMOUS = "anonymous"
 USER = "user"
@@ -57,31 +87,79 @@ class Caller:
         return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
 
 
-def sign(secret: str, service: str, method: str, path: str, query: str, body: bytes, caller_header: str, timestamp: str) -> str:
+def covered_digest(headers: Mapping[str, str | None] | None) -> str:
+    """A digest of the covered headers as sent: each name with its value, or null when absent.
+    Values are trimmed as HTTP servers trim them before a verifier reads them."""
+    present = {name.lower(): value.strip() for name, value in (headers or {}).items() if value is not None}
+    pairs = [[name.lower(), present.get(name.lower())] for name in COVERED_HEADERS]
+    return hashlib.sha256(json.dumps(pairs, separators=(",", ":")).encode()).hexdigest()
+
+
+def sign(secret: str, service: str, method: str, path: str, query: str, body: bytes, caller_header: str, timestamp: str,
+         nonce: str = "", covered: str = "") -> str:
     digest = hashlib.sha256(body or b"").hexdigest()
-    msg = "\n".join((service, method.upper(), path, query or "", digest, caller_header, timestamp)).encode()
+    msg = "\n".join((service, method.upper(), path, query or "", digest, caller_header, timestamp, nonce, covered)).encode()
     return hmac.new(secret.encode(), msg, hashlib.sha256).hexdigest()
 
 
-def verify(secret: str, service: str, method: str, path: str, query: str, body: bytes, headers: dict, now: float | None = None) -> bool:
-    """Whether ``headers`` (caller, timestamp, signature) sign this very request to ``service``, recently."""
-    timestamp = headers.get(TIMESTAMP_HEADER) or ""
+class Nonces:
+    """The nonces this process has accepted, for as long as their requests could be replayed."""
+
+    def __init__(self, maxsize: int = NONCES_MAX, window: float = SIGNATURE_WINDOW, timer=time.monotonic):
+        self._seen = _CountingTTLCache(maxsize=maxsize, ttl=2 * window, timer=timer)
+        self._lock = threading.Lock()
+
+    def first_use(self, nonce: str) -> bool:
+        """Remember ``nonce``; whether it was new."""
+        with self._lock:
+            if nonce in self._seen:
+                return False
+            self._seen[nonce] = True
+            return True
+
+
+class _CountingTTLCache(TTLCache):
+    def popitem(self):
+        # Called only to make room, never for expired entries: a nonce forgotten too soon.
+        item = super().popitem()
+        NONCES_FORGOTTEN.inc()
+        return item
+
+
+def verify(secret: str, service: str, method: str, path: str, query: str, body: bytes, headers: Mapping[str, str | None],
+           now: float | None = None, nonces: Nonces | None = None) -> bool:
+    """Whether ``headers`` (``SIGNED_REQUEST_HEADERS`` by name) sign this very request to
+    ``service``, recently, with the covered headers it carries; with ``nonces``, also that it
+    was not accepted before."""
+    headers = {name.lower(): value for name, value in headers.items()}
+    timestamp = headers.get(TIMESTAMP_HEADER.lower()) or ""
+    nonce = headers.get(NONCE_HEADER.lower()) or ""
     try:
         fresh = abs((time.time() if now is None else now) - int(timestamp)) <= SIGNATURE_WINDOW
     except ValueError:
         return False
-    expected = sign(secret, service, method, path, query, body, headers.get(CALLER_HEADER) or "", timestamp)
-    return fresh and hmac.compare_digest(expected, headers.get(SIGNATURE_HEADER) or "")
+    if not fresh or not nonce:
+        return False
+    caller = headers.get(CALLER_HEADER.lower()) or ""
+    expected = sign(secret, service, method, path, query, body, caller, timestamp, nonce, covered_digest(headers))
+    if not hmac.compare_digest(expected, headers.get(SIGNATURE_HEADER.lower()) or ""):
+        return False
+    # Only a valid signature spends its nonce, so nobody can use up another request's.
+    return nonces is None or nonces.first_use(nonce)
 
 
-def signed_headers(secret: str, service: str, method: str, path: str, query: str, body: bytes | None, caller: Caller) -> dict[str, str]:
-    """The headers that let ``service`` trust ``caller`` for this request (and only this one, briefly)."""
+def signed_headers(secret: str, service: str, method: str, path: str, query: str, body: bytes | None, caller: Caller,
+                   headers: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """The headers that let ``service`` trust ``caller`` for this request (and only this one,
+    once, briefly), sent with ``headers``: the covered ones among them are signed."""
     header = caller.to_header()
     timestamp = str(int(time.time()))
+    nonce = secrets.token_urlsafe(16)
     return {
         CALLER_HEADER: header,
         TIMESTAMP_HEADER: timestamp,
-        SIGNATURE_HEADER: sign(secret, service, method, path, query, body or b"", header, timestamp),
+        NONCE_HEADER: nonce,
+        SIGNATURE_HEADER: sign(secret, service, method, path, query, body or b"", header, timestamp, nonce, covered_digest(headers)),
     }
 
 

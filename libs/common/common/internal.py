@@ -51,12 +51,14 @@ class InternalClient:
         caller: auth.Caller | None = None,
         headers: dict | None = None,
     ) -> urllib3.BaseHTTPResponse:
-        """Send one signed request; map transport failures to 502/503/504."""
+        """Send one signed request (with ``headers``: the covered ones among them are signed
+        too); map transport failures to 502/503/504."""
         # Sign the decoded path (what the service's router sees); send it percent-encoded.
         pool, prefix = self._pool(service)
         url = prefix + quote(path, safe=PATH_SAFE) + (f"?{query}" if query else "")
-        signed = auth.signed_headers(self.settings.internal_secret, service, method, path, query, body, caller or auth.Caller())
-        all_headers = {**(headers or {}), **signed}
+        sent = {name: value for name, value in (headers or {}).items() if value is not None}
+        signed = auth.signed_headers(self.settings.internal_secret, service, method, path, query, body, caller or auth.Caller(), sent)
+        all_headers = {**sent, **signed}
         try:
             return pool.urlopen(method, url, body=body, headers=all_headers, redirect=False, preload_content=True, assert_same_host=False)
         except urllib3.exceptions.ReadTimeoutError:

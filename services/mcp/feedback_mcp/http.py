@@ -51,6 +51,7 @@ class McpEndpoint:
         self.context = context
         self._servers: dict[str, tuple[float, FeedbackServer]] = {}
         self._lock = threading.Lock()
+        self._nonces = auth.Nonces()  # one endpoint per worker process: the process's memory
 
     async def __call__(self, scope, receive, send) -> None:
         started = time.perf_counter()
@@ -73,9 +74,10 @@ class McpEndpoint:
         if body is None:
             return await send_json(send, 413, {"error": f"request body exceeds {self.context.settings.max_body_bytes} bytes"})
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        signed = {h: headers.get(h.lower()) for h in (auth.CALLER_HEADER, auth.SIGNATURE_HEADER, auth.TIMESTAMP_HEADER)}
+        signed = {h: headers.get(h.lower()) for h in auth.SIGNED_REQUEST_HEADERS}
         query = scope.get("query_string", b"").decode("latin-1")
-        if not auth.verify(self.context.settings.internal_secret, "mcp", scope["method"], scope["path"], query, body, signed):
+        if not auth.verify(self.context.settings.internal_secret, "mcp", scope["method"], scope["path"], query, body, signed,
+                           nonces=self._nonces):
             return await send_json(send, 401, {"error": "requests must come through the gateway"})
         scheme, _, key = (headers.get("authorization") or "").partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
