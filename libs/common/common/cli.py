@@ -16,7 +16,7 @@ import argparse
 import logging
 import sys
 
-from common.config import load_settings
+from common.config import INIT, SERVICE, load_settings
 from common.plugins import load_services, resolve
 
 
@@ -32,7 +32,7 @@ def serve(args) -> None:
     from common.server import ASGI_WORKER, GunicornServer
 
     settings = load_settings()
-    settings.require_secrets()
+    settings.require_secrets(SERVICE)
     spec = _spec(args.service)
     if spec.asgi:
         GunicornServer(lambda: resolve(spec.asgi)(settings, spec), args.bind, settings, worker_class=ASGI_WORKER).run()
@@ -44,7 +44,7 @@ def worker(args) -> None:
     from common.workers import run_workers
 
     settings = load_settings()
-    settings.require_secrets()
+    settings.require_secrets(SERVICE)
     run_workers(settings, _spec(args.service), args.names or None)
 
 
@@ -52,7 +52,7 @@ def init(args) -> None:
     from common.bootstrap import initialise
 
     settings = load_settings()
-    settings.require_secrets()
+    settings.require_secrets(INIT)  # topics and indexes: no internal call, no operator
     for line in initialise(settings, load_services()):
         print(line)
 

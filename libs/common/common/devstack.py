@@ -24,15 +24,35 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Mapping
 
 import urllib3
+from cryptography.fernet import Fernet
 
-from common.config import load_settings
 from common.plugins import load_services
 from common.signals import StopSignals
 
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
+
+# How each secret of the platform is made: random text, or for SECRETS_KEYS one Fernet key
+# (32 random bytes, url-safe base64), which encrypts stored secrets.
+SECRET_MAKERS: dict[str, Callable[[], str]] = {
+    "FEEDBACK_ADMIN_TOKEN": lambda: secrets.token_urlsafe(32),
+    "INTERNAL_SECRET": lambda: secrets.token_urlsafe(32),
+    "GATEWAY_SECRET": lambda: secrets.token_urlsafe(32),
+    "WEB_COOKIE_SECRET": lambda: secrets.token_urlsafe(32),
+    "SECRETS_KEYS": lambda: Fernet.generate_key().decode(),
+}
+# Where ``make run`` keeps each in its data folder, so sessions, cookies and encrypted secrets
+# outlive a restart.
+SECRET_FILES = {
+    "FEEDBACK_ADMIN_TOKEN": "admin-token",
+    "INTERNAL_SECRET": "internal-secret",
+    "GATEWAY_SECRET": "gateway-secret",
+    "WEB_COOKIE_SECRET": "web-cookie-secret",
+    "SECRETS_KEYS": "secrets-keys",
+}
 
 
 def free_port() -> int:
@@ -123,8 +143,12 @@ class LocalStack:
     kafka_bootstrap: str | None = None
     mongo_storage: str = ":memory:"  # or a folder to keep data across runs
     log_dir: Path | None = None  # None: echo every line to stdout with its process name
-    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
-    internal_secret: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    # One secret per purpose, each as strong as outside development (FEEDBACK_DEV only adds leeway).
+    admin_token: str = field(default_factory=lambda: SECRET_MAKERS["FEEDBACK_ADMIN_TOKEN"]())
+    internal_secret: str = field(default_factory=lambda: SECRET_MAKERS["INTERNAL_SECRET"]())
+    gateway_secret: str = field(default_factory=lambda: SECRET_MAKERS["GATEWAY_SECRET"]())
+    web_cookie_secret: str = field(default_factory=lambda: SECRET_MAKERS["WEB_COOKIE_SECRET"]())
+    secrets_keys: str = field(default_factory=lambda: SECRET_MAKERS["SECRETS_KEYS"]())
     extra_env: dict = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
     service_ports: dict[str, int] = field(default_factory=dict)
@@ -177,15 +201,24 @@ class LocalStack:
             **os.environ,
             "MONGODB_URI": self.mongodb_uri,
             "KAFKA_BOOTSTRAP_SERVERS": self.kafka_bootstrap,
-            "FEEDBACK_ADMIN_TOKEN": self.admin_token,
-            "INTERNAL_SECRET": self.internal_secret,
+            **self.secrets(),
             "PUBLIC_BASE_URL": self.url,
             "PYTHONUNBUFFERED": "1",
-            "FEEDBACK_DEV": "1",  # a development platform: built-in secrets are allowed
+            "FEEDBACK_DEV": "1",  # a development platform: built-in and short secrets would be allowed
             **{f"SERVICE_URL_{n.upper()}": self.service_url(n) for n in self.service_ports},
             **self.extra_env,
         }
         return {k: v for k, v in env.items() if v is not None}
+
+    def secrets(self) -> dict[str, str]:
+        """Every secret of the platform by its setting (locally, every process gets them all)."""
+        return {
+            "FEEDBACK_ADMIN_TOKEN": self.admin_token,
+            "INTERNAL_SECRET": self.internal_secret,
+            "GATEWAY_SECRET": self.gateway_secret,
+            "WEB_COOKIE_SECRET": self.web_cookie_secret,
+            "SECRETS_KEYS": self.secrets_keys,
+        }
 
     def start(self) -> "LocalStack":
         if self.mongodb_uri is None:
@@ -275,16 +308,31 @@ def _wait(ready, what: str, stack: LocalStack | None = None, timeout: float = 60
     raise RuntimeError(f"timed out waiting for {what}")
 
 
+def data_folder_secrets(data: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """Each secret by its setting: from the environment when set there, else the one kept in
+    ``data`` (made on first use, readable by its owner only)."""
+    kept = {}
+    for name, filename in SECRET_FILES.items():
+        if environ.get(name):
+            kept[name] = environ[name]
+            continue
+        path = data / filename
+        try:
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+                f.write(SECRET_MAKERS[name]())
+        except FileExistsError:
+            pass
+        kept[name] = path.read_text().strip()
+    return kept
+
+
 def main() -> None:
     """``make run``: start everything, print where it is, stop it all on Ctrl-C."""
-    settings = load_settings()
     root = Path.cwd()
     data = root / ".data"
     data.mkdir(exist_ok=True)
-    token_file = data / "admin-token"
-    if not token_file.exists():
-        token_file.write_text(secrets.token_urlsafe(24))
     env = os.environ
+    kept = data_folder_secrets(data, env)
     if not env.get("MONGODB_URI"):
         held = data_folder_in_use(data / "mongo")
         if held:
@@ -294,8 +342,11 @@ def main() -> None:
         mongodb_uri=env.get("MONGODB_URI") or None,
         kafka_bootstrap=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
         mongo_storage=str(data / "mongo"),
-        admin_token=env.get("FEEDBACK_ADMIN_TOKEN") or token_file.read_text().strip(),
-        internal_secret=settings.internal_secret,
+        admin_token=kept["FEEDBACK_ADMIN_TOKEN"],
+        internal_secret=kept["INTERNAL_SECRET"],
+        gateway_secret=kept["GATEWAY_SECRET"],
+        web_cookie_secret=kept["WEB_COOKIE_SECRET"],
+        secrets_keys=kept["SECRETS_KEYS"],
     )
     stopping = StopSignals(signal.SIGTERM)
     # Ctrl-C stops everything even where SIGINT came in ignored (a shell starts background
