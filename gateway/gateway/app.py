@@ -17,11 +17,13 @@ from common.config import Settings, load_settings
 from common import auth
 from common.errors import Forbidden, NotFound, PayloadTooLarge, Unauthorized, UriTooLong
 from common.ids import SLUG
+from common.public_api import CLIENT_HEADER
 from common.internal import InternalClient
 from common.plugins import Route, ServiceSpec, load_services
 from gateway.authn import Authenticator
 from gateway.config import GatewayConfig, load_config
-from gateway.limits import RateLimits, client_address
+from gateway.clients import ClientAddresses
+from gateway.limits import COLLECTION_DATABASE, RateLimits, open_storage, request_class
 from gateway.hosts import HostRouting
 from gateway.openapi import OpenAPIDocument, build_document
 
@@ -30,8 +32,15 @@ FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow"
 # A site's pages carry what browsers send and need, both ways; hop-by-hop headers never pass.
 PAGE_REQUEST_HEADERS = ("Content-Type", "Cookie", "Accept", "Accept-Language", "User-Agent", "Origin", "Referer",
                         "If-None-Match", "If-Modified-Since")
-HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authenticate",
-              "proxy-authorization", "content-length", "date", "server"}
+# What a page's answer may carry to the public: the service's internal headers (X-Db-*, and any
+# other it may add) and hop-by-hop ones never pass.
+PAGE_RESPONSE_HEADERS = frozenset(h.lower() for h in (
+    "Content-Type", "Content-Language", "Content-Disposition", "Cache-Control", "Expires", "ETag", "Last-Modified",
+    "Vary", "Location", "Set-Cookie", "Retry-After", "Allow", "WWW-Authenticate", "RateLimit", "RateLimit-Policy",
+    "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Permissions-Policy",
+    "Strict-Transport-Security", "Cross-Origin-Opener-Policy", "Cross-Origin-Resource-Policy",
+    "Mcp-Session-Id", "Mcp-Protocol-Version",
+))
 DRAIN_LIMIT = 8 * 1024 * 1024
 MAX_URI_LENGTH = 4096
 
@@ -39,12 +48,12 @@ MAX_URI_LENGTH = 4096
 class Proxy:
     """Forward one service's requests to it: after size checks, authentication and rate limits."""
 
-    def __init__(self, service: str, client: InternalClient, authn: Authenticator, limits: RateLimits, config: GatewayConfig, max_body: int):
+    def __init__(self, service: str, client: InternalClient, authn: Authenticator, limits: RateLimits, clients: ClientAddresses, max_body: int):
         self.service = service
         self.client = client
         self.authn = authn
         self.limits = limits
-        self.config = config
+        self.clients = clients
         self.max_body = max_body
 
     def forward(self, req: falcon.Request, resp: falcon.Response, route: Route, **params) -> None:
@@ -52,13 +61,14 @@ class Proxy:
             raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
         if "slug" in params and not SLUG.match(params["slug"]):
             raise NotFound(f"workspace '{params['slug']}' not found")  # cannot exist: no service is asked
-        limit = route.limits.get(req.method)
+        kind = request_class(route.limits.get(req.method), req.method)
         body = self._read_body(req)
-        address = client_address(req, self.config.trusted_proxies)
-        caller = self._authenticate(req, params.get("slug"), address)
+        address = self.clients.of(req)
+        slug = params.get("slug")
+        caller = self._authenticate(req, slug, address)
         if caller.role == auth.READ_KEY and req.method not in ("GET", "HEAD"):
             raise Forbidden("this API key may only read (its role is 'read')")
-        for name, value in self.limits.check(limit, caller, address).items():
+        for name, value in self.limits.check(kind, caller, address, slug or caller.workspace).items():
             resp.set_header(name, value)
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}
         headers["X-Request-Id"] = req.context.request_id
@@ -70,14 +80,16 @@ class Proxy:
                 resp.set_header(name, answer.headers[name])
 
     def _authenticate(self, req: falcon.Request, slug: str | None, address: str) -> auth.Caller:
-        """Who is calling; a client address that keeps presenting bad credentials is refused
-        for a while before they are even checked (no guessing keys at the owner's expense)."""
-        if self.authn.presents_credentials(req):
-            self.limits.refuse_if_failing(address)
+        """Who is calling; a client that keeps presenting a bad credential is refused for a
+        while before it is even checked (no guessing keys at the owner's expense)."""
+        credential = self.authn.credential(req)
+        if credential:
+            self.limits.refuse_if_failing(address, credential, self.authn.known_good(req, slug))
         try:
             return self.authn.caller(req, slug, address)
         except (Unauthorized, Forbidden):
-            self.limits.failed(address)
+            if credential:
+                self.limits.failed(address, credential)
             raise
 
     def _read_body(self, req: falcon.Request) -> bytes | None:
@@ -104,10 +116,12 @@ class PageProxy(Proxy):
             raise NotFound(f"workspace '{params['slug']}' not found")
         body = self._read_body(req)
         headers = {h: req.get_header(h) for h in (*PAGE_REQUEST_HEADERS, *route.headers) if req.get_header(h)}
+        address = self.clients.of(req)
         headers.update(
             {
                 "X-Request-Id": req.context.request_id,
-                "X-Forwarded-For": client_address(req, self.config.trusted_proxies),
+                "X-Forwarded-For": address,
+                CLIENT_HEADER: self.clients.token(address),
                 "X-Forwarded-Proto": req.get_header("X-Forwarded-Proto") or req.scheme,
                 "X-Forwarded-Host": req.get_header("X-Forwarded-Host") or req.host,
             }
@@ -115,7 +129,7 @@ class PageProxy(Proxy):
         answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, headers=headers)
         resp.status = answer.status
         resp.data = answer.data
-        for name in {n.lower() for n in answer.headers} - HOP_BY_HOP:
+        for name in {n.lower() for n in answer.headers} & PAGE_RESPONSE_HEADERS:
             for value in answer.headers.getlist(name):
                 resp.append_header(name, value)
 
@@ -161,7 +175,9 @@ def create_app(
 ) -> falcon.App:
     config = config or load_config()
     client = client or InternalClient(settings)
-    limits = RateLimits(config)
+    storage = open_storage(config.rate_limit_storage or settings.mongodb_uri, settings.db_prefix + COLLECTION_DATABASE)
+    limits = RateLimits(config, storage)
+    clients = ClientAddresses(config.trusted_proxies, config.gateway_secret)
     identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
     authn = Authenticator(settings, client, *identity)
     resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
@@ -171,10 +187,10 @@ def create_app(
     app = create_base_app("gateway", middleware=middleware)
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
     for name, spec in services.items():
-        proxy = Proxy(name, client, authn, limits, config, settings.max_body_bytes)
+        proxy = Proxy(name, client, authn, limits, clients, settings.max_body_bytes)
         for route in spec.routes:
             app.add_route("/v1" + route.template, proxy_for(route, proxy))
-        pages = PageProxy(name, client, authn, limits, config, settings.max_body_bytes)
+        pages = PageProxy(name, client, authn, limits, clients, settings.max_body_bytes)
         for route in spec.pages:
             app.add_route(route.template, proxy_for(route, pages))
     return app

@@ -21,8 +21,9 @@ import hashlib
 import hmac
 import re
 import threading
-import time
 from dataclasses import dataclass
+
+from cachetools import TTLCache
 
 from common import auth
 from common.config import Settings
@@ -48,12 +49,24 @@ class Authenticator:
         self.client = client
         self.identity_service = identity_service
         self.identity_path = identity_path
-        self._cache: dict[tuple, tuple[float, object]] = {}
+        # Least recently used verdicts go first past CACHE_MAX; each lives AUTH_CACHE_SECONDS.
+        self._cache = TTLCache(maxsize=CACHE_MAX, ttl=settings.auth_cache_seconds)
         self._lock = threading.Lock()
 
     @staticmethod
-    def presents_credentials(req) -> bool:
-        return bool(req.get_header("Authorization") or req.get_header(USER_HEADER))
+    def credential(req) -> str | None:
+        """The credential a request presents (an API key or a user token), or None."""
+        return req.get_header("Authorization") or req.get_header(USER_HEADER)
+
+    def known_good(self, req, slug: str | None) -> bool:
+        """Whether this gateway process verified the request's credential a moment ago."""
+        try:
+            bearer = _bearer(req.get_header("Authorization"))
+        except Unauthorized:
+            return False
+        with self._lock:
+            verdict = self._cache.get((slug, bearer, req.get_header(USER_HEADER)))
+        return isinstance(verdict, auth.Caller)
 
     def caller(self, req, slug: str | None, address: str) -> auth.Caller:
         bearer = _bearer(req.get_header("Authorization"))
@@ -85,16 +98,12 @@ class Authenticator:
         return Refusal(REFUSALS[status], message)
 
     def _cached(self, key: tuple, compute):
-        now = time.monotonic()
-        hit = self._cache.get(key)
-        if hit is None or hit[0] < now:
+        with self._lock:
+            value = self._cache.get(key)
+        if value is None:
             value = compute()
             with self._lock:
-                if len(self._cache) >= CACHE_MAX:
-                    self._cache.clear()
-                self._cache[key] = (now + self.settings.auth_cache_seconds, value)
-        else:
-            value = hit[1]
+                self._cache[key] = value
         if isinstance(value, Refusal):
             raise value.error(value.message)  # refusals are cached too: a bad key cannot hammer the owner
         return value

@@ -6,12 +6,14 @@ from common.cli import configure_logging
 from common.config import load_settings
 from common.server import GunicornServer
 from gateway.app import get_app
+from gateway.config import load_config
 
 
 def main(argv=None) -> None:
     settings = load_settings()
     configure_logging(settings.log_level)
     settings.require_secrets()
+    load_config().require_secret(settings.dev_mode)
     parser = argparse.ArgumentParser(prog="feedback-gateway")
     parser.add_argument("--bind", default="127.0.0.1:8080")
     parser.add_argument("--metrics-bind", default=None, help="HOST:PORT of an internal listener that also serves /metrics")

@@ -10,6 +10,10 @@ from typing import Mapping
 from common.config import as_list, setting
 
 
+DEV_GATEWAY_SECRET = "dev-gateway-secret"
+MIN_SECRET_LENGTH = 32
+
+
 @dataclass(frozen=True)
 class Limit:
     """At most ``quota`` requests per ``window`` seconds (a token bucket: bursts up to the quota)."""
@@ -43,11 +47,31 @@ class GatewayConfig:
     # Similarity searches (typed as the title is written) per identity and per address.
     search_limit: Limit = Limit(120, 60)
     search_limit_per_address: Limit = Limit(600, 60)
-    # Writes and searches with a workspace API key (integrations, importers).
+    # Reads (every GET) per identity, per address, and per workspace (all its readers together,
+    # so one tenant's crowd or crawler cannot starve the others).
+    read_limit: Limit = Limit(600, 60)
+    read_limit_per_address: Limit = Limit(1200, 60)
+    read_limit_per_workspace: Limit = Limit(30000, 60)
+    # Requests with a manager API key or the operator token (integrations, importers).
     manager_limit: Limit = Limit(1200, 60)
-    # Failed authentications (a bad API key or SSO token) per client address; past it every
-    # request with a credential from that address is refused until the window has passed.
+    # Failed authentications with one credential from one client address; past it that
+    # credential is refused from that address until the window has passed.
     auth_failure_limit: Limit = Limit(20, 300)
+    # Failed authentications with any credential from one client address; past it only
+    # credentials already known to be good are served from that address.
+    auth_failure_limit_per_address: Limit = Limit(100, 300)
+    # Where every gateway process counts budgets: a storage URI of the `limits` library
+    # (mongodb://, redis://, memcached://, memory:// for one process); empty: MONGODB_URI.
+    rate_limit_storage: str = ""
+    # The key with which the gateway alone signs the client address it hands to a front
+    # service (the board site, the MCP server), which sends it back on its /v1 calls.
+    gateway_secret: str = DEV_GATEWAY_SECRET
+
+    def require_secret(self, dev_mode: bool) -> None:
+        if self.gateway_secret == DEV_GATEWAY_SECRET and not dev_mode:
+            raise SystemExit("refusing to start: GATEWAY_SECRET is unset (the built-in value is public); set a long random value")
+        if len(self.gateway_secret) < MIN_SECRET_LENGTH and not dev_mode:
+            raise SystemExit(f"refusing to start: GATEWAY_SECRET must be at least {MIN_SECRET_LENGTH} characters")
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:
@@ -59,6 +83,12 @@ def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:
         write_limit_per_address=setting(env, "RATE_LIMIT_WRITES_PER_ADDRESS", d.write_limit_per_address, Limit.parse),
         search_limit=setting(env, "RATE_LIMIT_SEARCHES", d.search_limit, Limit.parse),
         search_limit_per_address=setting(env, "RATE_LIMIT_SEARCHES_PER_ADDRESS", d.search_limit_per_address, Limit.parse),
+        read_limit=setting(env, "RATE_LIMIT_READS", d.read_limit, Limit.parse),
+        read_limit_per_address=setting(env, "RATE_LIMIT_READS_PER_ADDRESS", d.read_limit_per_address, Limit.parse),
+        read_limit_per_workspace=setting(env, "RATE_LIMIT_READS_PER_WORKSPACE", d.read_limit_per_workspace, Limit.parse),
         manager_limit=setting(env, "RATE_LIMIT_API_KEYS", d.manager_limit, Limit.parse),
         auth_failure_limit=setting(env, "RATE_LIMIT_AUTH_FAILURES", d.auth_failure_limit, Limit.parse),
+        auth_failure_limit_per_address=setting(env, "RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS", d.auth_failure_limit_per_address, Limit.parse),
+        rate_limit_storage=setting(env, "RATE_LIMIT_STORAGE", d.rate_limit_storage),
+        gateway_secret=setting(env, "GATEWAY_SECRET", d.gateway_secret),
     )

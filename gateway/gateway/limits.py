@@ -1,30 +1,41 @@
-"""Rate limits at the edge: per identity and per client address, for writes, searches and
-failed authentications, with the RateLimit-Policy and RateLimit fields of the IETF httpapi
-draft on every limited response and a 429 ``{error}`` with Retry-After past the limit.
+"""Rate limits at the edge: budgets per identity, per client address and per workspace, for
+reads, writes and searches, and a lockout for failed authentications, with the RateLimit-Policy
+and RateLimit fields of the IETF httpapi draft on every limited response and a 429 ``{error}``
+with Retry-After past a budget.
 
-Which routes are limited, and how, is declared by each service (``Route.limit``): "write"
-(creating posts, comments and votes) or "search". Each bucket is a token bucket: a client may
-spend its whole quota at once, then one request per ``window / quota`` seconds.
+Every budget is counted in a store that every gateway process and pod shares
+(``RATE_LIMIT_STORAGE``: the platform's MongoDB by default; any storage URI of the ``limits``
+library, e.g. ``redis://``), so a client gets one budget however its requests are spread.
+Windows are aligned to the clock (``window * floor(now / window)``), so the counters' keys and
+a budget's reset time are known without asking the store.
 
-Buckets live in each gateway process: with several processes (gunicorn workers, replicas)
-a client whose requests spread over all of them gets up to that many times the quota. The
-chart keeps a client on one replica (docs/deployment.md); docs/reliability.md says more.
+Which class a route's request spends is declared by its service (``Route.limits``: "write",
+"search" or "read"); an undeclared GET or HEAD spends "read" and any other method "write".
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from limits.storage import MongoDBStorage, Storage, storage_from_string
+from pymongo import UpdateOne
 
 from common import auth
 from common.errors import TooManyRequests
 from gateway.config import GatewayConfig, Limit
 
-MAX_BUCKETS = 100_000  # least recently used buckets are dropped past this (memory stays bounded)
+READ, WRITE, SEARCH = "read", "write", "search"
+COLLECTION_DATABASE = "gateway"  # <prefix>gateway: the gateway's only database, its budgets
+
+
+def request_class(declared: str | None, method: str) -> str:
+    """The budget a request spends: its route's declaration, else read for GET/HEAD, else write."""
+    return declared or (READ if method in ("GET", "HEAD") else WRITE)
 
 
 @dataclass
@@ -33,7 +44,7 @@ class Verdict:
     policy: str
     limit: Limit
     remaining: int
-    reset: int  # seconds until the bucket is full again (allowed) or holds a token (refused)
+    reset: int  # seconds until the window ends (when the budget is whole again)
 
     def headers(self) -> dict[str, str]:
         return {
@@ -42,97 +53,184 @@ class Verdict:
         }
 
 
-class Buckets:
-    """Token buckets by key; bounded in number."""
+class CountersInMongo(MongoDBStorage):
+    """The ``limits`` library's MongoDB storage, counting with upserts and reads by ``_id``.
 
-    def __init__(self, clock=time.monotonic, max_keys: int = MAX_BUCKETS):
+    The library counts with findAndModify, and its sliding window with an update pipeline; the
+    local MongoDB-protocol server scans the whole collection for every findAndModify and fails
+    the pipeline (docs/benchmarks.md). Upserts and reads by ``_id`` are index lookups on real
+    MongoDB and on the stand-in alike, and all of one request's counters take one bulk write
+    and one read. The read may see other processes' hits of the same window too: never fewer
+    than ours, so a budget is never exceeded."""
+
+    def incr(self, key: str, expiry: int, amount: int = 1) -> int:
+        return self.count({key: expiry}, [], amount)[key]
+
+    def count(self, spend: dict[str, float], read: list[str], amount: int = 1) -> dict[str, int]:
+        """Add ``amount`` to each key of ``spend`` (expiring after its seconds), and return the
+        counts of those keys and of ``read``'s."""
+        now = datetime.now(timezone.utc)
+        if amount:
+            self.counters.bulk_write(
+                [
+                    UpdateOne({"_id": key}, {"$inc": {"count": amount}, "$setOnInsert": {"expireAt": now + timedelta(seconds=seconds)}}, upsert=True)
+                    for key, seconds in spend.items()
+                ],
+                ordered=False,
+            )
+        keys = [*spend, *read]
+        found = {doc["_id"]: doc["count"] for doc in self.counters.find({"_id": {"$in": keys}, "expireAt": {"$gt": now}}, {"count": 1})}
+        return {key: found.get(key, 0) for key in keys}
+
+
+def open_storage(uri: str, database: str) -> Storage:
+    if uri.startswith(("mongodb://", "mongodb+srv://")):
+        return CountersInMongo(uri, database_name=database)
+    return storage_from_string(uri)
+
+
+class Budgets:
+    """Sliding-window counters in a shared store (the ``limits`` library's sliding window
+    counter: this window's count plus the previous window's, weighted by how much of it still
+    lies within one window of now), so a budget spent just before a window ends is not whole
+    again just after it."""
+
+    def __init__(self, storage: Storage, clock=time.time):
+        self.storage = storage
         self.clock = clock
-        self.max_keys = max_keys
-        self._buckets: OrderedDict[tuple, tuple[float, float]] = OrderedDict()  # key -> (tokens, at)
-        self._lock = threading.Lock()
 
-    def take(self, key: tuple, policy: str, limit: Limit, spend: bool = True) -> Verdict:
-        rate = limit.quota / limit.window
+    def spend(self, checks: list[tuple[tuple, str, Limit]], amount: int = 1) -> list[Verdict]:
+        """Spend ``amount`` of each ``(key, policy, limit)``; return a verdict per check."""
         now = self.clock()
-        with self._lock:
-            tokens, at = self._buckets.get(key, (float(limit.quota), now))
-            tokens = min(float(limit.quota), tokens + (now - at) * rate)
-            allowed = tokens >= 1
-            if allowed and spend:
-                tokens -= 1
-            self._buckets[key] = (tokens, now)
-            self._buckets.move_to_end(key)
-            while len(self._buckets) > self.max_keys:
-                self._buckets.popitem(last=False)
-        if allowed:
-            reset = math.ceil((limit.quota - tokens) / rate)  # until the bucket is full again
+        windows = []  # (current window's key, previous window's key, start) per check
+        for key, _, limit in checks:
+            start = math.floor(now / limit.window) * limit.window
+            windows.append((_window_key(key, limit, start), _window_key(key, limit, start - limit.window), start))
+        # Each window's counter is read until the end of the next one.
+        spend = {current: 2 * limit.window for (current, _, _), (_, _, limit) in zip(windows, checks)}
+        previous = [prev for _, prev, _ in windows]
+        if isinstance(self.storage, CountersInMongo):
+            counts = self.storage.count(spend, previous, amount)
         else:
-            reset = max(1, math.ceil((1 - tokens) / rate))  # until the next request is allowed
-        return Verdict(allowed, policy, limit, max(0, math.floor(tokens)), reset)
+            counts = {k: self.storage.incr(k, math.ceil(s), amount) for k, s in spend.items()}
+            counts.update({k: self.storage.get(k) for k in previous})
+        verdicts = []
+        for (key, policy, limit), (current, prev, start) in zip(checks, windows):
+            weight = 1 - (now - start) / limit.window
+            used = counts[prev] * weight + counts[current]
+            allowed = used <= limit.quota
+            # While allowed: when this window ends; refused: when one more request fits.
+            reset = math.ceil(start + limit.window - now) if allowed else _seconds_until_room(limit, counts[prev], counts[current], start, now)
+            verdicts.append(Verdict(allowed, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset)))
+        return verdicts
+
+    def peek(self, key: tuple, policy: str, limit: Limit) -> Verdict:
+        """The verdict of one more request of ``key`` now, spending nothing."""
+        now = self.clock()
+        start = math.floor(now / limit.window) * limit.window
+        current, previous = _window_key(key, limit, start), _window_key(key, limit, start - limit.window)
+        if isinstance(self.storage, CountersInMongo):
+            counts = self.storage.count({}, [current, previous], 0)
+        else:
+            counts = {k: self.storage.get(k) for k in (current, previous)}
+        used = counts[previous] * (1 - (now - start) / limit.window) + counts[current]
+        fits = used + 1 <= limit.quota
+        reset = math.ceil(start + limit.window - now) if fits else _seconds_until_room(limit, counts[previous], counts[current], start, now)
+        return Verdict(fits, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset))
+
+
+def _seconds_until_room(limit: Limit, previous: int, current: int, start: float, now: float) -> int:
+    """Seconds until one more request fits (the previous window's weight falls linearly to 0
+    at this window's end, when this window becomes the previous one)."""
+    room = limit.quota - 1
+    if current <= room:
+        if previous == 0:
+            return 1
+        at = start + limit.window * (1 - (room - current) / previous)
+    else:
+        at = start + limit.window * (2 - room / current)
+    return max(1, math.ceil(at - now))
 
 
 class RateLimits:
-    def __init__(self, config: GatewayConfig, clock=time.monotonic):
+    def __init__(self, config: GatewayConfig, storage: Storage):
         self.config = config
-        self.buckets = Buckets(clock)
+        self.budgets = Budgets(storage)
 
-    def check(self, kind: str | None, caller: auth.Caller, address: str) -> dict[str, str]:
-        """Spend one request of ``kind`` ("write", "search" or None) for ``caller`` at
-        ``address``; return the RateLimit header fields, or raise 429 with them."""
-        if kind is None:
-            return {}
+    def check(self, kind: str, caller: auth.Caller, address: str, workspace: str | None) -> dict[str, str]:
+        """Spend one request of ``kind`` (read, write or search) for ``caller`` at ``address`` on
+        ``workspace``; return the RateLimit header fields of the tightest budget, or raise 429."""
+        c = self.config
         checks = []
-        if caller.kind in (auth.MANAGER, auth.ADMIN):
-            checks.append((("key", caller.key_id or "operator"), "api-key", self.config.manager_limit))
+        per_identity, per_address = {
+            WRITE: (c.write_limit, c.write_limit_per_address),
+            SEARCH: (c.search_limit, c.search_limit_per_address),
+            READ: (c.read_limit, c.read_limit_per_address),
+        }[kind]
+        # User ids are the workspace's own (an SSO `id` is whatever that workspace's app says),
+        # so a user's budget is counted in that workspace only.
+        identity = (kind, "id", workspace or "", caller.user_id or caller.kind)
+        if caller.kind in (auth.ADMIN, auth.MANAGER):
+            checks.append((("key", caller.key_id or "operator"), "api-key", c.manager_limit))
+        elif caller.key_id:
+            # An agent's key: one identity, often many agents behind one server's address, so its
+            # own budget applies and not the per-address one meant for visitors.
+            checks.append((identity, kind, per_identity))
         else:
-            identity = caller.user_id or caller.kind
-            per_identity, per_address = (
-                (self.config.write_limit, self.config.write_limit_per_address)
-                if kind == "write"
-                else (self.config.search_limit, self.config.search_limit_per_address)
-            )
-            checks += [((kind, "id", identity), kind, per_identity), ((kind, "ip", address), f"{kind}-per-address", per_address)]
-        verdicts = [self.buckets.take(key, policy, limit) for key, policy, limit in checks if limit.quota > 0]
-        if not verdicts:
+            checks += [(identity, kind, per_identity), ((kind, "ip", address_key(address)), f"{kind}-per-address", per_address)]
+        if kind == READ and workspace and caller.kind != auth.ADMIN:
+            checks.append(((READ, "workspace", workspace), "read-per-workspace", c.read_limit_per_workspace))
+        checks = [check for check in checks if check[2].quota > 0]
+        if not checks:
             return {}
-        tightest = min(verdicts, key=lambda v: (v.allowed, v.remaining))
+        tightest = min(self.budgets.spend(checks), key=lambda v: (v.allowed, v.remaining))
         if not tightest.allowed:
             raise _too_many(tightest, f"too many {kind} requests from this client")
         return tightest.headers()
 
-    def refuse_if_failing(self, address: str) -> None:
-        """429 for a client address past its failed authentications (checked before asking who it is)."""
-        limit = self.config.auth_failure_limit
-        if limit.quota > 0:
-            verdict = self.buckets.take(("auth-failure", address), "auth-failures", limit, spend=False)
-            if not verdict.allowed:
-                raise _too_many(verdict, "too many failed authentications from this address")
+    # -- failed authentications ------------------------------------------------------------
+    # Counted per (address, credential): one client presenting a bad credential is locked out
+    # with that credential, and nobody can spend another client's budget. A ceiling per
+    # address on failures of any credential keeps one client from making the owner verify
+    # endless new guesses; past it, only credentials this gateway already knows to be good pass.
 
-    def failed(self, address: str) -> None:
-        limit = self.config.auth_failure_limit
-        if limit.quota > 0:
-            self.buckets.take(("auth-failure", address), "auth-failures", limit)
+    def refuse_if_failing(self, address: str, credential: str, known_good: bool) -> None:
+        """429 before a credential is checked, for a client past its failed authentications."""
+        if not known_good:
+            for key, policy, limit in self._failure_budgets(address, credential):
+                verdict = self.budgets.peek(key, policy, limit)
+                if not verdict.allowed:
+                    raise _too_many(verdict, "too many failed authentications from this client")
+
+    def failed(self, address: str, credential: str) -> None:
+        self.budgets.spend(self._failure_budgets(address, credential))
+
+    def _failure_budgets(self, address: str, credential: str) -> list:
+        ip = address_key(address)
+        digest = hashlib.sha256(credential.encode()).hexdigest()[:32]
+        budgets = [
+            (("auth-failure", ip, digest), "auth-failures", self.config.auth_failure_limit),
+            (("auth-failure", ip), "auth-failures-per-address", self.config.auth_failure_limit_per_address),
+        ]
+        return [b for b in budgets if b[2].quota > 0]
 
 
-def client_address(req, trusted: tuple) -> str:
-    """The client's address: the peer's, or, when the peer is a trusted proxy, the nearest
-    address in X-Forwarded-For that is not a trusted proxy."""
-    peer = req.remote_addr or ""
-    if not trusted or not _within(peer, trusted):
-        return peer
-    hops = [h.strip() for h in (req.get_header("X-Forwarded-For") or "").split(",") if h.strip()]
-    for hop in reversed(hops):
-        if not _within(hop, trusted):
-            return hop
-    return hops[0] if hops else peer
-
-
-def _within(address: str, networks: tuple) -> bool:
+def address_key(address: str) -> str:
+    """What one client's address counts as: an IPv4 address, or the /64 of an IPv6 one (a
+    single host is routinely given a whole /64)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
-        return False
-    return any(ip in net for net in networks)
+        return address
+    if ip.version == 4:
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
+def _window_key(key: tuple, limit: Limit, start: float) -> str:
+    return "|".join((*map(str, key), f"{limit.quota}/{_seconds(limit.window)}", str(int(start))))
 
 
 def _too_many(verdict: Verdict, message: str) -> TooManyRequests:
