@@ -45,23 +45,25 @@ class DomainRepository(Repository):
         """The workspace's document if it still has the domain and token a check was made for."""
         return self.domains.find_one({"_id": slug, "domain": domain, "token": token}, session=session)
 
-    def owner_of_verified(self, domain: str) -> str | None:
-        """The slug of the workspace whose verified domain is ``domain``."""
-        doc = self.domains.find_one({"domain": domain, "status": contract.VERIFIED}, projection={"_id": 1})
+    def owner_of_verified(self, domain: str, session: ClientSession | None = None) -> str | None:
+        """The slug of the workspace whose verified domain is ``domain`` (one at most: the
+        partial unique index)."""
+        doc = self.domains.find_one({"domain": domain, "status": contract.VERIFIED}, projection={"_id": 1}, session=session)
         return None if doc is None else doc["_id"]
 
     # -- writes (in the caller's transaction, with their event) ----------------------------
 
     def create(self, session: ClientSession, slug: str, fields: dict, event: Insert) -> dict:
-        """Store the first domain of a workspace. A duplicate key (the domain is another
-        workspace's, or a concurrent first write of this one) raises DuplicateKeyError."""
+        """Store the first domain of a workspace. A concurrent first write of this one raises
+        DuplicateKeyError."""
         doc = new_document(DomainConfig, slug=slug, **fields)
         event.apply(session)
         Insert(self.domains, doc).apply(session)
         return doc
 
     def update(self, session: ClientSession, slug: str, fields: dict, event: Insert | None) -> dict:
-        """Set ``fields`` on the workspace's document; answer it as written."""
+        """Set ``fields`` on the workspace's document; answer it as written. Verifying a domain
+        another workspace holds verified raises DuplicateKeyError."""
         if event is not None:
             event.apply(session)
         return self.domains.find_one_and_update(

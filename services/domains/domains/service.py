@@ -9,6 +9,13 @@ Database commands are the repository's.
 Every status change and its event are written in one transaction (outbox). DNS lookups
 happen outside transactions; their result is applied only to the domain and token it was
 made for, so a check that races a domain change is dropped.
+
+A claim owns nothing: any workspace may set any domain (pending, with its own token), so whoever
+claims a name first cannot keep its real owner out. The name belongs to the first workspace
+whose records verify; while it stays verified, every other claim's check fails with a line
+saying so. Two checks that verify one name at once cannot both win: the partial unique index
+on verified domains (models.py) refuses the second write, whose check then runs again and sees
+the winner.
 """
 
 from __future__ import annotations
@@ -33,6 +40,11 @@ log = logging.getLogger(__name__)
 
 # What a workspace slug can look like: anything else is not a workspace (404) without asking.
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+
+
+# The check of a claim whose records verify while another workspace holds the domain verified.
+HELD = ("{domain} is verified by another workspace: it can be verified here only once that workspace "
+        "removes it or its records stop verifying (its TXT record removed from DNS)")
 
 
 def new_token() -> str:
@@ -63,7 +75,8 @@ class DomainService:
 
     def set_domain(self, caller: auth.Caller, slug: str, body) -> dict:
         """Set (or change) the workspace's domain: pending, with a new token. The same
-        domain again changes nothing. Another workspace's domain is a 409."""
+        domain again changes nothing. Another workspace's claim, or its verified domain, does not
+        stop this one: only DNS decides who gets the name (see the module's docstring)."""
         self._require_manager(caller, slug)
         domain = self._claimable(check(body, schemas.SET_DOMAIN)["domain"])
 
@@ -81,12 +94,11 @@ class DomainService:
         for attempt in (1, 2):
             try:
                 return self._shape(self.repo.transaction(work))
-            except DuplicateKeyError as ex:
-                if "domain" in ((ex.details or {}).get("keyPattern") or {"domain": 1}):
-                    raise Conflict(f"domain '{domain}' is already used by another workspace") from None
+            except DuplicateKeyError:
+                # Two first PUTs of one workspace raced on its document (a pending claim is in no
+                # unique index but _id's): the next try sees the winner.
                 if attempt == 2:
                     raise Conflict("the domain configuration changed meanwhile; retry") from None
-                # Two first PUTs of one workspace raced on its document: the next try sees the winner.
 
     def remove(self, caller: auth.Caller, slug: str) -> dict:
         """Remove the workspace's domain; answer the configuration with status none (also
@@ -149,14 +161,15 @@ class DomainService:
         return domain
 
     def _apply(self, checked: dict, result: CheckResult, manual: bool) -> dict | None:
-        """Apply ``result`` to the domain it was made for; return the current document."""
+        """Apply ``result`` to the domain it was made for; return the current document. Records
+        that verify do not verify a domain another workspace holds verified."""
         slug = checked["_id"]
 
         def work(session):
             doc = self.repo.find_checked(session, slug, checked["domain"], checked["token"])
             if doc is None or doc["status"] == c.NONE:
                 return self.repo.find(slug, session)  # changed meanwhile: the result is stale
-            outcome = states.after_check(self.config, doc, result, now(), manual)
+            outcome = states.after_check(self.config, doc, self._for_claim(session, doc, result), now(), manual)
             fields = {**outcome.changes, "updatedAt": now()}
             event = None
             if outcome.event is not None:
@@ -164,7 +177,25 @@ class DomainService:
                 event = self.repo.event(slug, outcome.event, self._shape({**doc, **fields}))
             return self.repo.update(session, slug, fields, event)
 
-        return self.repo.transaction(work)
+        for attempt in (1, 2):
+            try:
+                return self.repo.transaction(work)
+            except DuplicateKeyError:
+                # Another workspace's check verified the name between this one's read and its
+                # write: run it again, and it reads the winner. Only a third workspace verifying
+                # it and losing it again in between could make it fail twice.
+                if attempt == 2:
+                    raise Conflict("the domain changed meanwhile; check again") from None
+
+    def _for_claim(self, session, doc: dict, result: CheckResult) -> CheckResult:
+        """``result`` as it counts for this workspace's claim: records that verify are a failure
+        while another workspace holds the domain verified (whose own token is in DNS too)."""
+        if not result.ok:
+            return result
+        holder = self.repo.owner_of_verified(doc["domain"], session)
+        if holder is None or holder == doc["_id"]:
+            return result
+        return CheckResult([HELD.format(domain=doc["domain"])], conclusive=True)
 
     def _shape(self, doc: dict | None) -> dict:
         return shapes.configuration(doc, self.config.cname_target)

@@ -5,7 +5,7 @@ import re
 
 from .helpers import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN, get_domain, publish_records, put_domain, verify
 
-from testkit import assert_error, unique_slug
+from testkit import assert_error, unique_slug, wait_for
 
 TOKEN = re.compile(r"^feedback-verify-[0-9a-f]{32}$")
 FIELDS = {"domain", "cnameTarget", "status", "records", "errors", "verifiedAt"}
@@ -74,16 +74,37 @@ def test_put_validation_errors_name_the_field(workspace):
     assert get_domain(workspace)["status"] == "none", "nothing was stored"
 
 
-def test_put_errors_401_403_404_409(api, admin_token, workspace, other_workspace, domain):
+def test_put_errors_401_403_404(api, admin_token, workspace, other_workspace, domain):
     path = f"{workspace.path}/domain"
     assert_error(api.put(path, json={"domain": domain}), 401)
     assert_error(api.put(path, key="fbk_0000000000000000_invalid", json={"domain": domain}), 401)
     assert_error(api.put(path, key=other_workspace.key, json={"domain": domain}), 403)
     assert_error(api.put(path, user=workspace.user_token("end-user"), json={"domain": domain}), 403)
     assert_error(api.put(f"/workspaces/{unique_slug()}/domain", key=admin_token, json={"domain": domain}), 404)
-    put_domain(workspace, domain)
-    message = assert_error(api.put(f"{other_workspace.path}/domain", key=other_workspace.key, json={"domain": domain.upper()}), 409)
-    assert domain in message and workspace.slug not in message
+
+
+def test_a_squatters_claim_does_not_keep_the_real_owner_out(api, workspace, other_workspace, zone, domain):
+    squatter, owner = workspace, other_workspace
+    claimed = put_domain(squatter, domain)  # first, before any DNS proof
+    r = api.put(f"{owner.path}/domain", key=owner.key, json={"domain": domain.upper()})
+    assert r.status_code == 200, r.text
+    mine = r.json()
+    assert mine["status"] == "pending" and mine["records"][0]["value"] != claimed["records"][0]["value"]
+
+    publish_records(zone, mine)
+    assert verify(owner)["status"] == "verified"
+    r = api.get("/branding", headers={"Host": domain})
+    assert r.status_code == 200 and r.json()["workspace"]["slug"] == owner.slug, "the host is the owner's"
+
+    # Even with its own token published beside the owner's, the squatter never gets the name.
+    zone.set(f"_feedback-verify.{domain}", "TXT", f'"{claimed["records"][0]["value"]}"', f'"{mine["records"][0]["value"]}"')
+    held = f"{domain} is verified by another workspace"
+    refused = verify(squatter)
+    assert refused["status"] == "pending" and len(refused["errors"]) == 1 and refused["errors"][0].startswith(held)
+    failed = wait_for(lambda: (d := get_domain(squatter))["status"] == "failed" and d, timeout=60, what="the worker to fail the claim")
+    assert failed["errors"][0].startswith(held) and failed["verifiedAt"] is None
+    assert get_domain(owner)["status"] == "verified"
+    assert api.get("/branding", headers={"Host": domain}).json()["workspace"]["slug"] == owner.slug
 
 
 def test_operator_may_manage_any_workspace(api, admin_token, workspace, domain):
@@ -169,7 +190,7 @@ def test_dns_timeouts_and_servfail_are_errors_not_failures(workspace, zone, doma
     workspace.api.delete(f"{workspace.path}/domain", key=workspace.key)  # stop the worker asking
 
 
-def test_concurrent_claims_of_one_domain_leave_one_owner(stack, api, admin_token, domain):
+def test_concurrent_claims_and_checks_of_one_domain_leave_one_owner(stack, api, admin_token, zone, domain):
     from concurrent.futures import ThreadPoolExecutor
     from threading import Barrier
 
@@ -178,17 +199,27 @@ def test_concurrent_claims_of_one_domain_leave_one_owner(stack, api, admin_token
     contenders = [create_workspace(api, admin_token) for _ in range(4)]
     start = Barrier(len(contenders))
 
-    def claim(ws):
-        own = Api(stack.url)  # a session per thread
-        start.wait()
-        return own.put(f"{ws.path}/domain", key=ws.key, json={"domain": domain})
+    def at_once(method, suffix, **kwargs):
+        def call(ws):
+            own = Api(stack.url)  # a session per thread
+            start.wait()
+            return getattr(own, method)(f"{ws.path}/domain{suffix}", key=ws.key, **kwargs)
 
-    with ThreadPoolExecutor(len(contenders)) as pool:
-        answers = list(pool.map(claim, contenders))
-    assert sorted(r.status_code for r in answers) == [200, 409, 409, 409], [r.text for r in answers]
-    for r in answers:
-        if r.status_code == 409:
-            assert_error(r, 409)
-    owners = [ws for ws, r in zip(contenders, answers) if r.status_code == 200]
-    assert [get_domain(ws)["status"] == "none" for ws in contenders].count(False) == 1
-    assert get_domain(owners[0])["domain"] == domain
+        with ThreadPoolExecutor(len(contenders)) as pool:
+            return list(pool.map(call, contenders))
+
+    claims = at_once("put", "", json={"domain": domain})
+    assert [r.status_code for r in claims] == [200] * 4, [r.text for r in claims]
+    tokens = [r.json()["records"][0]["value"] for r in claims]
+    assert len(set(tokens)) == 4
+    zone.set(f"_feedback-verify.{domain}", "TXT", *(f'"{t}"' for t in tokens))  # every claim's record passes in DNS
+    zone.set(domain, "CNAME", f"{CNAME_TARGET}.")
+
+    checks = at_once("post", "/verify")
+    assert [r.status_code for r in checks] == [200] * 4, [r.text for r in checks]
+    assert sorted(r.json()["status"] for r in checks) == ["pending"] * 3 + ["verified"], [r.json() for r in checks]
+    # The worker checks them too meanwhile: still one owner, whoever's check ran first.
+    statuses = [get_domain(ws)["status"] for ws in contenders]
+    assert statuses.count("verified") == 1, statuses
+    [owner] = [ws for ws, status in zip(contenders, statuses) if status == "verified"]
+    assert api.get("/branding", headers={"Host": domain}).json()["workspace"]["slug"] == owner.slug

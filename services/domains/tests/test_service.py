@@ -6,7 +6,9 @@ Checks that look DNS up use a service built on the same repository with a config
 the tests' DNS server (``zone``): the context's own config reads this process's environment.
 """
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -15,7 +17,8 @@ from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorize
 from common.events import OUTBOX
 from domains.config import load_config
 from domains.dns_check import DnsChecker
-from domains.service import DomainService
+from domains.models import CLAIMED_DOMAIN_INDEX, VERIFIED_DOMAIN_INDEX, DomainConfig
+from domains.service import HELD, DomainService
 
 from .helpers import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN, publish_records
 
@@ -146,18 +149,88 @@ def test_put_and_delete_move_the_status_and_write_one_event_per_change(context, 
     assert all(e["workspace"] == slug for e in written)
 
 
-def test_a_domain_belongs_to_one_workspace_until_it_is_released(context, slug, domain):
-    service, other = context.service, f"{slug}-other"
-    service.set_domain(manager(slug), slug, {"domain": domain})
-    with pytest.raises(Conflict) as conflict:
-        service.set_domain(manager(other), other, {"domain": domain})
-    assert domain in str(conflict.value) and slug not in str(conflict.value)
-    assert events(context, other) == [] and service.get(manager(other), other)["status"] == "none"
+def publish_tokens(zone, domain, *configs):
+    """The TXT record holding every configuration's token (two claimants' records side by side),
+    and the CNAME to the platform."""
+    zone.set(f"_feedback-verify.{domain}", "TXT", *(f'"{c["records"][0]["value"]}"' for c in configs))
+    zone.set(domain, "CNAME", f"{CNAME_TARGET}.")
 
-    service.set_domain(manager(slug), slug, {"domain": "www." + domain})  # releases the first
-    assert service.set_domain(manager(other), other, {"domain": domain})["status"] == "pending"
-    service.remove(manager(other), other)
-    assert service.set_domain(manager(slug), slug, {"domain": domain})["domain"] == domain
+
+def test_claims_of_one_domain_coexist_and_the_first_to_verify_holds_it(context, checked, zone, slug, domain):
+    squatter, owner = slug, f"{slug}-owner"
+    no_patience = zone_service(context, zone, DOMAINS_PENDING_TIMEOUT="0")  # its deadline is now
+    claimed = no_patience.set_domain(manager(squatter), squatter, {"domain": domain})
+    mine = checked.set_domain(manager(owner), owner, {"domain": domain})  # the real owner is not refused
+    assert mine["status"] == claimed["status"] == "pending" and mine["domain"] == domain
+    assert mine["records"][0]["value"] != claimed["records"][0]["value"], "each claim has its own token"
+
+    publish_records(zone, mine)  # only the owner can put its token in DNS
+    assert checked.verify_now(manager(squatter), squatter)["status"] == "pending"
+    assert checked.verify_now(manager(owner), owner)["status"] == "verified"
+    assert checked.resolve_host(domain) == {"slug": owner}
+
+    publish_tokens(zone, domain, claimed, mine)  # even with the squatter's token there too
+    held = HELD.format(domain=domain)
+    for _ in range(2):
+        refused = checked.verify_now(manager(squatter), squatter)
+        assert (refused["status"], refused["errors"], refused["verifiedAt"]) == ("pending", [held], None)
+    failed = checked.recheck(checked.repo.find(squatter))
+    assert (failed["status"], failed["errors"]) == ("failed", [held]), "the worker fails it at its deadline"
+    assert checked.verify_now(manager(squatter), squatter)["status"] == "pending", "check now re-arms it, no more"
+    assert checked.resolve_host(domain) == {"slug": owner}
+    assert checked.get(manager(owner), owner)["status"] == "verified"
+    assert "domain.verified" not in [e["type"] for e in events(context, squatter)]
+
+    # The name is the owner's while verified: removed (or broken), the next proof takes it.
+    checked.remove(manager(owner), owner)
+    assert checked.verify_now(manager(squatter), squatter)["status"] == "verified"
+    assert checked.resolve_host(domain) == {"slug": squatter}
+
+
+class MeetsBeforeWriting:
+    """A repository whose first look for the domain's verified owner, in each thread, waits for
+    the other thread's: both transactions have seen no owner before either writes, so only the
+    database can stop the second from verifying the name too."""
+
+    def __init__(self, repo, parties: int):
+        self.repo, self.barrier, self.met = repo, threading.Barrier(parties, timeout=30), threading.local()
+
+    def __getattr__(self, name):
+        return getattr(self.repo, name)
+
+    def owner_of_verified(self, domain, session=None):
+        owner = self.repo.owner_of_verified(domain, session)
+        if session is not None and not getattr(self.met, "done", False):
+            self.met.done = True
+            self.barrier.wait()
+        return owner
+
+
+def test_two_checks_that_verify_one_domain_at_once_leave_one_owner(context, checked, zone, slug, domain):
+    rivals = [f"{slug}-a", f"{slug}-b"]
+    configs = [checked.set_domain(manager(s), s, {"domain": domain}) for s in rivals]
+    publish_tokens(zone, domain, *configs)  # both TXT records present: both checks pass in DNS
+    racing = DomainService(MeetsBeforeWriting(checked.repo, len(rivals)), checked.workspaces, checked.config, checked.checker)
+    with ThreadPoolExecutor(len(rivals)) as pool:
+        answers = list(pool.map(lambda s: racing.verify_now(manager(s), s), rivals))
+    assert racing.repo.barrier.n_waiting == 0 and not racing.repo.barrier.broken, "both read before either wrote"
+    assert sorted(a["status"] for a in answers) == ["pending", "verified"], answers
+    winner, loser = sorted(zip(rivals, answers), key=lambda pair: pair[1]["status"] != "verified")
+    assert loser[1]["errors"] == [HELD.format(domain=domain)]
+    assert checked.resolve_host(domain) == {"slug": winner[0]}
+    assert [checked.get(manager(s), s)["status"] for s in rivals].count("verified") == 1
+    assert context.store.db["domains"].count_documents({"domain": domain, "status": "verified"}) == 1
+
+
+def test_the_unique_index_of_earlier_versions_is_dropped(context):
+    domains = context.store.db["domains"]
+    domains.drop_index(VERIFIED_DOMAIN_INDEX)
+    domains.create_index([("domain", 1)], name=CLAIMED_DOMAIN_INDEX, sparse=True)  # as it was named
+    DomainConfig.ensure_indexes()
+    indexes = domains.index_information()
+    assert CLAIMED_DOMAIN_INDEX not in indexes
+    assert indexes[VERIFIED_DOMAIN_INDEX]["unique"] and dict(indexes[VERIFIED_DOMAIN_INDEX]["partialFilterExpression"]) == {"status": "verified"}
+    DomainConfig.ensure_indexes()  # and again, with nothing to drop
 
 
 def test_check_now_reports_problems_and_verifies_once_the_records_are_right(context, checked, zone, slug, domain):
