@@ -1,12 +1,16 @@
-"""Which webhook URLs may be called: the scheme rule and the SSRF guard.
+"""Which webhook URLs may be called: the scheme rule, the SSRF guard and the port rule.
 
 A URL must be absolute http(s) (https unless WEBHOOK_ALLOW_HTTP), without credentials. Its
 host is resolved and *every* address must be public (not loopback, private, link-local,
 including the cloud metadata address 169.254.169.254, CGNAT, multicast, reserved or
-unspecified), unless the host name, the address or a CIDR containing it is listed in
-WEBHOOK_ALLOWED_HOSTS. The guard runs when a URL is registered and again before every
-attempt; the sender then connects to the very address it checked (see
-:mod:`webhooks.delivery_client`), so a DNS answer that changes in between cannot redirect it.
+unspecified; nor an IPv6 form that wraps or may route to such an address: site-local, 6to4,
+Teredo, local-use NAT64, and IPv4-mapped, IPv4-compatible or NAT64 addresses around a
+non-public IPv4 one). Its port must be 80, 443 or 1024-65535 outside
+:data:`INTERNAL_SERVICE_PORTS`. A host name, an address or a CIDR listed in
+WEBHOOK_ALLOWED_HOSTS lifts both the address and the port rule for the hosts it covers. The
+guard runs when a URL is registered and again before every attempt; the sender then connects
+to the very address it checked (see :mod:`webhooks.delivery_client`), so a DNS answer that
+changes in between cannot redirect it.
 """
 
 from __future__ import annotations
@@ -46,9 +50,94 @@ class Target:
         return host if self.port == default else f"{host}:{self.port}"
 
 
+# Ports a webhook may not call even on a public address, beyond those below 1024 (only 80 and
+# 443 are open there): the well-known ports of services that live inside a network, whose
+# answer (or silence) in a delivery log would tell who listens where. (first, last, service).
+INTERNAL_SERVICE_PORTS: tuple[tuple[int, int, str], ...] = (
+    (1080, 1080, "SOCKS proxy"),
+    (1433, 1434, "SQL Server"),
+    (1521, 1521, "Oracle"),
+    (2049, 2049, "NFS"),
+    (2181, 2181, "ZooKeeper"),
+    (2375, 2376, "Docker engine"),
+    (2379, 2380, "etcd"),
+    (2888, 2888, "ZooKeeper peers"),
+    (3306, 3306, "MySQL"),
+    (3389, 3389, "remote desktop"),
+    (3888, 3888, "ZooKeeper elections"),
+    (4369, 4369, "Erlang port mapper"),
+    (5432, 5432, "PostgreSQL"),
+    (5601, 5601, "Kibana"),
+    (5672, 5672, "AMQP"),
+    (5900, 5900, "VNC"),
+    (5984, 5984, "CouchDB"),
+    (6379, 6380, "Redis"),
+    (6443, 6443, "Kubernetes API"),
+    (7000, 7001, "Cassandra peers"),
+    (7199, 7199, "Cassandra JMX"),
+    (8001, 8001, "kubectl proxy"),
+    (8086, 8086, "InfluxDB"),
+    (8200, 8201, "Vault"),
+    (8300, 8302, "Consul RPC and gossip"),
+    (8500, 8502, "Consul API"),
+    (8600, 8600, "Consul DNS"),
+    (9042, 9042, "Cassandra"),
+    (9090, 9090, "Prometheus"),
+    (9092, 9094, "Kafka"),
+    (9100, 9100, "node exporter"),
+    (9200, 9200, "Elasticsearch"),
+    (9300, 9300, "Elasticsearch transport"),
+    (9901, 9901, "Envoy admin"),
+    (10248, 10259, "kubelet and Kubernetes control plane"),
+    (11211, 11211, "memcached"),
+    (15000, 15021, "service-mesh sidecar"),
+    (15090, 15090, "service-mesh metrics"),
+    (15672, 15672, "RabbitMQ management"),
+    (27017, 27019, "MongoDB"),
+)
+OPEN_LOW_PORTS = (80, 443)
+FIRST_OPEN_PORT = 1024
+
+
+def why_port_forbidden(port: int) -> str | None:
+    """Why a webhook may not call ``port`` (without an allowlist entry), or None."""
+    if port in OPEN_LOW_PORTS:
+        return None
+    if port < FIRST_OPEN_PORT:
+        return "a port below 1024 other than 80 and 443"
+    for first, last, service in INTERNAL_SERVICE_PORTS:
+        if first <= port <= last:
+            return f"the port of an internal service ({service})"
+    return None
+
+
+# IPv6 ranges that Python's ipaddress (3.11) counts as global but that reach, or may route to,
+# addresses inside a network: each is refused whatever it wraps.
+_UNROUTED_V6 = (
+    (ipaddress.IPv6Network("fec0::/10"), "a site-local"),  # deprecated, still routed inside some sites
+    (ipaddress.IPv6Network("2002::/16"), "a 6to4"),  # its relay reaches the wrapped IPv4, private or not
+    (ipaddress.IPv6Network("2001::/32"), "a Teredo"),  # likewise, through a Teredo relay
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), "a local-use NAT64"),  # a site's own translator: inside by definition
+)
+# Forms that carry an IPv4 address in their last 32 bits and reach it: judged by that address.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # the well-known prefix, what DNS64 synthesises
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated; a host may still route it to IPv4
+
+
 def _why_forbidden(ip: IPAddress) -> str | None:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return _why_forbidden(ip.ipv4_mapped)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return _why_forbidden(ip.ipv4_mapped)
+        if ip.is_unspecified or ip.is_loopback:
+            return "an unspecified" if ip.is_unspecified else "a loopback"
+        if ip in _NAT64:
+            # An IPv6-only network reaches public IPv4 hosts this way: only what it wraps counts.
+            return _why_forbidden(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+        if ip in _IPV4_COMPATIBLE:
+            return _why_forbidden(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)) or "a deprecated IPv4-compatible"
+        for network, reason in _UNROUTED_V6:
+            if ip in network:
+                return reason
     for reason, test in (
         ("an unspecified", ip.is_unspecified),
         ("a loopback", ip.is_loopback),
@@ -99,12 +188,16 @@ class UrlPolicy:
         port = port or (443 if scheme == "https" else 80)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         addresses = self.resolve(host, port)
-        if host not in self.allowed_names:
-            for address in addresses:
-                ip = ipaddress.ip_address(address)
-                reason = _why_forbidden(ip)
-                if reason and not any(ip in net for net in self.allowed_networks):
-                    raise UrlRefused(f"resolves to {address}, {reason} address, which webhooks may not call")
+        if host in self.allowed_names:
+            return Target(scheme, host, port, path, tuple(addresses))
+        allowed = [any(ip in net for net in self.allowed_networks) for ip in map(ipaddress.ip_address, addresses)]
+        for address, listed in zip(addresses, allowed):
+            reason = None if listed else _why_forbidden(ipaddress.ip_address(address))
+            if reason:
+                raise UrlRefused(f"resolves to {address}, {reason} address, which webhooks may not call")
+        reason = None if all(allowed) else why_port_forbidden(port)
+        if reason:
+            raise UrlRefused(f"uses port {port}, {reason}, which webhooks may not call")
         return Target(scheme, host, port, path, tuple(addresses))
 
     def resolve(self, host: str, port: int) -> list[str]:
