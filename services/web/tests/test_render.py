@@ -13,3 +13,16 @@ def test_markdown_is_rendered_and_script_is_inert():
 def test_templates_autoescape():
     out = environment().from_string("{{ x }}").render(x="<b onclick=1>")
     assert out == "&lt;b onclick=1&gt;"
+
+
+def test_images_only_from_absolute_https_urls():
+    # A same-site image is a request every viewer makes with their cookies (the author's choice
+    # of GET); relative, protocol-relative and scheme-relative sources all resolve to this site.
+    for text in ("![](/b/x/sso?token=abc.def.ghi)", "![](//host/x)", "![](sso?token=1)", "![](https:/b/x/sso)",
+                 "![](https:b/x)", "![](http://a.example/x.png)", "![x][r]\n\n[r]: /b/x/sso?token=1"):
+        html = str(markdown(text))
+        assert "<img" not in html and "sso" not in html, (text, html)
+    kept = str(markdown("![a *cat* <b>](/cat.png) and text"))
+    assert kept == "<p>a cat &lt;b&gt; and text</p>\n"
+    html = str(markdown('![logo](https://cdn.example/logo.png "Logo")'))
+    assert '<img src="https://cdn.example/logo.png" alt="logo" title="Logo">' in html
