@@ -35,6 +35,21 @@ def csrf_of(html: str) -> str:
     return match.group(1)
 
 
+def form_csrf(html: str, action: str) -> str:
+    """The CSRF token of the form that posts to ``action`` (a page may hold several forms)."""
+    match = re.search(rf'<form method="post" action="{re.escape(action)}"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)"', html)
+    assert match, f"no form posting to {action} in the page"
+    return match.group(1)
+
+
+def sso_sign_in(visitor: Visitor, token: str, **kw):
+    """Follow a sign-in link as a person does: open it, then press "Continue". Returns both answers."""
+    page = visitor.get("/sso?token=" + token, **kw)
+    assert page.status_code == 200, page.text
+    done = visitor.post("/sso", {"csrf": form_csrf(page.text, f"/b/{visitor.slug}/sso"), "token": token}, allow_redirects=False, **kw)
+    return page, done
+
+
 def vote_count(html: str, post_id: str) -> int:
     match = re.search(rf'data-post-id="{post_id}".*?data-count>(\d+)<', html, re.S)
     assert match, f"post {post_id} is not on the page"

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 
+import bson
 import pytest
+from pymongo import MongoClient
 
-from .helpers import Visitor, create_post, csrf_of, scripts_of, vote_count
+from web import sealing
+
+from .helpers import Visitor, create_post, csrf_of, form_csrf, scripts_of, sso_sign_in, vote_count
 
 
 @pytest.fixture
@@ -106,6 +112,15 @@ def test_post_page_threads_comments_and_hides_private_ones(site, workspace):
     assert page.index("A reply") < page.index("Mine") and "comment depth-2" in page
 
 
+def session_cookies(r) -> list[str]:
+    return [c for c in r.raw.headers.getlist("Set-Cookie") if c.startswith("fb_session=")]
+
+
+def manager_sign_in(site: Visitor, key: str):
+    page = site.get("/admin/sign-in")
+    return site.post("/admin/sign-in", {"csrf": csrf_of(page.text), "apiKey": key})
+
+
 def test_sso_sign_in_sets_session_cookie_and_lets_the_user_vote(site, workspace):
     workspace.settings(anonVote=False)
     post = create_post(workspace, "Needs a real user")
@@ -113,26 +128,99 @@ def test_sso_sign_in_sets_session_cookie_and_lets_the_user_vote(site, workspace)
     refused = site.post(f"/p/{post['id']}/vote", {"csrf": csrf_of(page.text), "action": "vote"})
     assert refused.status_code == 401 and "Sign in to vote" in refused.text and "/sso?token=" in refused.text
     assert site.get("/sso?token=not-a-jwt", allow_redirects=False).status_code == 401
-    r = site.get("/sso?token=" + workspace.user_token("sso-1"), allow_redirects=False)
+    assert site.get("/sso", allow_redirects=False).status_code == 400
+    confirm, r = sso_sign_in(site, workspace.user_token("sso-1"))
+    assert "Continue as User sso-1" in confirm.text and not session_cookies(confirm)
     assert r.status_code == 303, r.text
-    cookie = [c for c in r.raw.headers.getlist("Set-Cookie") if c.startswith("fb_session=")][0]
+    cookie = session_cookies(r)[0]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
     first_sid = site.http.cookies["fb_session"]
     page = site.get()
-    assert "Sign out" in page.text
+    assert "Sign out" in page.text and "Signed in as User sso-1" in page.text
     r = site.post(f"/p/{post['id']}/vote", {"csrf": csrf_of(page.text), "action": "vote", "next": f"/b/{workspace.slug}"})
     assert r.status_code == 200 and vote_count(r.text, post["id"]) == 1
     # signing in again rotates the session id; the old one is gone
-    site.get("/sso?token=" + workspace.user_token("sso-1"), allow_redirects=False)
+    sso_sign_in(site, workspace.user_token("sso-1"))
     assert site.http.cookies["fb_session"] != first_sid
     # https through a proxy: the cookie is Secure
-    r = site.http.get(site.url("/sso?token=" + workspace.user_token("sso-2")), headers={"X-Forwarded-Proto": "https"}, allow_redirects=False, timeout=30)
-    assert "Secure" in [c for c in r.raw.headers.getlist("Set-Cookie") if c.startswith("fb_session=")][0]
+    _, r = sso_sign_in(site, workspace.user_token("sso-2"), headers={"X-Forwarded-Proto": "https"})
+    assert "Secure" in session_cookies(r)[0]
     # sign out needs the form's token
     page = site.get()
     assert site.post("/sign-out", {}).status_code == 403
     site.post("/sign-out", {"csrf": csrf_of(page.text)})
     assert "Team sign-in" in site.get().text
+
+
+def test_a_sign_in_link_opened_by_get_signs_nobody_in(site, workspace):
+    """Login CSRF: a sign-in link (or an image of one in a comment) only asks; the page's form,
+    with the visitor's own CSRF token, signs in."""
+    sso = f"/b/{workspace.slug}/sso"
+    attacker = workspace.user_token("attacker")
+    # An anonymous visitor sees whom the link is for, and no session starts.
+    anon = Visitor(site.base, workspace.slug)
+    page = anon.get("/sso?token=" + attacker, allow_redirects=False)
+    assert page.status_code == 200 and "Continue as User attacker" in page.text
+    assert not session_cookies(page) and "fb_session" not in anon.http.cookies
+    assert not [s for s in scripts_of(page.text).scripts if s["body"].strip()]  # nothing submits the form by itself
+    # A signed-in user and a signed-in manager keep their sessions, and are told what continuing does.
+    user = Visitor(site.base, workspace.slug)
+    sso_sign_in(user, workspace.user_token("victim"))
+    manager = Visitor(site.base, workspace.slug)
+    assert "Moderation queue" in manager_sign_in(manager, workspace.key).text
+    for visitor, who in ((user, "User victim"), (manager, "a team manager")):
+        sid = visitor.http.cookies["fb_session"]
+        page = visitor.get("/sso?token=" + attacker, allow_redirects=False)
+        assert page.status_code == 200 and not session_cookies(page)
+        assert f"You are signed in as <strong>{who}</strong>" in page.text and "Continuing signs you out" in page.text
+        # a POST without the page's token, or with another visitor's, changes nothing
+        for form in ({"token": attacker}, {"token": attacker, "csrf": "0" * 32},
+                     {"token": attacker, "csrf": form_csrf(anon.get("/sso?token=" + attacker).text, sso)}):
+            refused = visitor.post("/sso", form, allow_redirects=False)
+            assert refused.status_code == 403 and not session_cookies(refused)
+        assert visitor.http.cookies["fb_session"] == sid
+    assert "Signed in as User victim" in user.get().text
+    assert manager.get("/admin/queue", allow_redirects=False).status_code == 200
+    # The attack as it was: an image of the link in a comment a manager reads.
+    post = create_post(workspace, "Looks harmless")
+    workspace.api.post(f"{workspace.path}/posts/{post['id']}/comments", user=workspace.user_token("attacker"),
+                       json={"content": f"![]({sso}?token={attacker}) ![](//{workspace.slug}.example/x.png)"})
+    viewed = manager.get(f"/p/{post['id']}")
+    assert viewed.status_code == 200 and "sso?token=" not in viewed.text and "x.png" not in viewed.text
+    assert manager.get("/admin/queue", allow_redirects=False).status_code == 200
+    # Pressing "Continue" on the page signs in, as the link said.
+    page = anon.get("/sso?token=" + attacker)
+    r = anon.post("/sso", {"token": attacker, "csrf": form_csrf(page.text, sso)}, allow_redirects=False)
+    assert r.status_code == 303 and session_cookies(r) and "Signed in as User attacker" in anon.get().text
+
+
+def test_sessions_keep_no_credential_in_the_database(stack, site, workspace):
+    """A dump of the site's database yields no API key and no user token; the cookie still works,
+    and after sign-out the manager session's key no longer opens the API."""
+    manager = Visitor(site.base, workspace.slug)
+    assert "Moderation queue" in manager_sign_in(manager, workspace.key).text
+    user = Visitor(site.base, workspace.slug)
+    token = workspace.user_token("sealed-user")
+    sso_sign_in(user, token)
+    sessions = MongoClient(stack.mongodb_uri)["feedback_web"]["sessions"]
+    # The cookie opens the manager's record: what it holds is a key of its own, not the pasted one.
+    sid = manager.http.cookies["fb_session"]
+    record = sessions.find_one({"sid": hashlib.sha256(sid.encode()).hexdigest()})
+    grant = sealing.unseal(sid, record["sealedCredential"], f"manager:{workspace.slug}")
+    assert grant and grant != workspace.key
+    assert workspace.api.get(f"{workspace.path}/settings", key=grant).status_code == 200
+    documents = list(sessions.find())  # every session the platform holds, as a dump would
+    dump, raw = json.dumps(documents, default=str), b"".join(bson.encode(d) for d in documents)
+    assert dump.count('"sealedCredential"') >= 2
+    for secret in (workspace.key, grant, token, *token.split(".")):
+        assert secret not in dump and secret.encode() not in raw
+    # the site still works with the cookies
+    assert "Change status" in manager.get(f"/p/{create_post(workspace, 'Sealed')['id']}").text
+    assert "Signed in as User sealed-user" in user.get().text
+    # sign-out deletes the session's key; the pasted key lives on
+    manager.post("/sign-out", {"csrf": csrf_of(manager.get().text)})
+    assert workspace.api.get(f"{workspace.path}/settings", key=grant).status_code == 401
+    assert workspace.api.get(f"{workspace.path}/settings", key=workspace.key).status_code == 200
 
 
 def test_manager_signs_in_and_triages(site, workspace):
@@ -141,6 +229,9 @@ def test_manager_signs_in_and_triages(site, workspace):
     page = site.get("/admin/sign-in")
     bad = site.post("/admin/sign-in", {"csrf": csrf_of(page.text), "apiKey": "nope"})
     assert bad.status_code == 400 and "not a manager key" in bad.text
+    writer = workspace.api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "agent", "role": "write"}).json()["key"]
+    bad = site.post("/admin/sign-in", {"csrf": csrf_of(page.text), "apiKey": writer})
+    assert bad.status_code == 400 and "not a manager key" in bad.text and "Moderation queue" not in bad.text
     r = site.post("/admin/sign-in", {"csrf": csrf_of(page.text), "apiKey": workspace.key})
     assert r.status_code == 200 and "Moderation queue" in r.text
     assert workspace.key not in r.text

@@ -9,7 +9,11 @@ class Session(Document):
     sid = StringField(required=True, unique=True)  # sha256 of the cookie's random id
     kind = StringField(required=True, choices=("user", "manager"))
     workspace = StringField(required=True)
-    credential = StringField(required=True)  # the SSO JWT or the manager API key; never rendered
+    # The SSO JWT or the manager's session API key, sealed with a key derived from the cookie's
+    # id (web.sealing): the database alone never yields a credential. Never rendered.
+    sealedCredential = StringField(required=True)
+    # A manager session's API key id (not a secret), so sign-out can delete the key.
+    grantId = StringField(null=True)
     csrf = StringField(required=True)
     createdAt = DateTimeField(required=True)
     expiresAt = DateTimeField(required=True)

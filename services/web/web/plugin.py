@@ -22,7 +22,7 @@ PAGES = [
     Route(B + "/roadmap", R + "Roadmap", ("GET",)),
     Route(B + "/changelog", R + "Changelog", ("GET",)),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
-    Route(B + "/sso", R + "Sso", ("GET",)),
+    Route(B + "/sso", R + "Sso", ("GET", "POST")),
     Route(B + "/sign-out", R + "SignOut", ("POST",)),
     Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET", "POST")),
     Route(B + "/admin/queue", R + "Queue", ("GET",)),
@@ -40,7 +40,10 @@ class Context:
     templates: object  # jinja2.Environment
 
     def start_api(self) -> None:
-        pass  # nothing runs beside an API process's requests
+        import threading
+
+        # Beside the requests, so a database that is slow to answer does not hold up the start.
+        threading.Thread(target=self.site.drop_unsealed_sessions, name="unsealed-sessions-purge", daemon=True).start()
 
 
 def create_context(settings: Settings) -> Context:

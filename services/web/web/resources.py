@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl
 
 import falcon
 
+from common.public_api import CLIENT_HEADER
 from web.api import ApiError
 from web.service import Forbidden, Page, Redirect
 
@@ -32,7 +33,7 @@ class PageResource:
         self.templates = context.templates
 
     def visitor(self, req, slug):
-        return self.site.visitor(slug, req.cookies, req.get_header("X-Forwarded-For"))
+        return self.site.visitor(slug, req.cookies, req.get_header(CLIENT_HEADER))
 
     @staticmethod
     def form(req) -> dict:
@@ -134,7 +135,12 @@ class Sso(PageResource):
     def on_get(self, req, resp, slug):
         v = self.visitor(req, slug)
         token = req.get_param("token") or ""
-        self.answer(req, resp, v, lambda: self.site.sso(v, token))
+        self.answer(req, resp, v, lambda: self.site.sso_confirm(v, token))
+
+    def on_post(self, req, resp, slug):
+        v = self.visitor(req, slug)
+        form = self.form(req)
+        self.answer(req, resp, v, lambda: self.site.sso(v, form))
 
 
 class SignOut(PageResource):
@@ -163,7 +169,7 @@ class Queue(PageResource):
 
 class ThemeCss(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.site.visitor(slug, {})
+        v = self.site.visitor(slug, {}, req.get_header(CLIENT_HEADER))
         for name, value in SECURITY_HEADERS.items():
             resp.set_header(name, value)
         try:

@@ -1,26 +1,38 @@
 """The site's rules: who the visitor is, which API calls each page makes, sessions and CSRF.
 
 Every read and write goes to the public API with the visitor's own identity (an anonymous
-id, an SSO user's token or a manager's API key kept in the session), so visibility,
-permissions and rate limits are the API's. No page makes one API call per post.
+id, an SSO user's token or a manager's session API key, kept sealed in the session), so
+visibility, permissions and rate limits are the API's. No page makes one API call per post.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 import secrets
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+import jwt
+from pymongo.errors import PyMongoError
+
+from common.public_api import CLIENT_HEADER
 from web.api import ApiClient, ApiError
+
+log = logging.getLogger(__name__)
 
 ANON_COOKIE = "fb_anon"
 SESSION_COOKIE = "fb_session"
 ANON_ID = re.compile(r"[0-9a-f]{32}")
 SORTS = {"trending": "top", "new": "newest", "top": "top"}
 MODERATION = ("approved", "pending", "rejected", "spam")
+# What the API key a manager's session holds is called in the workspace's list of keys.
+GRANT_NAME = "board session"
+# Credentials go into an HTTP header: printable ASCII without spaces, or they are refused as
+# input errors here rather than failing inside the HTTP client.
+TOKEN = re.compile(r"[\x21-\x7e]{1,8192}")
 
 
 class Forbidden(Exception):
@@ -44,10 +56,14 @@ class Visitor:
     slug: str
     anon_id: str
     kind: str  # "anonymous" | "user" | "manager"
-    identity: dict  # the API headers that say who this is
-    csrf: str
+    identity: dict  # the API headers that say who this is (and ``forwarded``)
+    csrf: str  # the token of this visitor's forms: the session's, else ``anon_csrf``
     session_id: str | None = None
     cookies: list = field(default_factory=list)  # (name, value, max_age) to set; value None clears
+    anon_csrf: str = ""  # bound to the signed anonymous cookie, whoever is signed in
+    forwarded: dict = field(default_factory=dict)  # headers every /v1 call of this request carries
+    name: str | None = None  # who is signed in, as the page may say it
+    grant_id: str | None = None  # a manager session's API key id
 
     @property
     def is_manager(self) -> bool:
@@ -66,26 +82,30 @@ class Site:
         self.secret = config.cookie_secret
 
     # ---- who is visiting -------------------------------------------------------------
-    def visitor(self, slug: str, cookies: dict, address: str | None = None) -> Visitor:
-        """Who is visiting, from the site's cookies. ``address``: the visitor's address as the
-        gateway saw it, passed on as X-Forwarded-For so that, with the web pods in the
-        gateway's TRUSTED_PROXIES, per-address rate limits count visitors, not the site."""
-        forwarded = {"X-Forwarded-For": address} if address else {}
+    def visitor(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
+        """Who is visiting, from the site's cookies. ``client``: the gateway's signed token of
+        the visitor's address (``CLIENT_HEADER``), sent back unchanged on every /v1 call, so
+        per-address limits count visitors, not the site, and nothing the site says about an
+        address is believed."""
+        forwarded = {CLIENT_HEADER: client} if client else {}
         fresh = []
         anon_id = self._anon_id(cookies.get(ANON_COOKIE, ""))
         if anon_id is None:
             anon_id = secrets.token_hex(16)
             fresh.append((ANON_COOKIE, f"{anon_id}.{_sign(self.secret, 'anon:' + anon_id)}", 365 * 24 * 3600))
+        anon_csrf = _sign(self.secret, "csrf:" + anon_id)[:32]
         sid = cookies.get(SESSION_COOKIE)
         session = self.sessions.find(sid) if sid else None
         if session is not None and session["workspace"] == slug:
+            credential = session["credential"]
             if session["kind"] == "manager":
-                identity = {"Authorization": f"Bearer {session['credential']}", **forwarded}
+                identity, name = {"Authorization": f"Bearer {credential}"}, None
             else:
-                identity = {"X-Feedback-User": session["credential"], **forwarded}
-            return Visitor(slug, anon_id, session["kind"], identity, session["csrf"], sid, fresh)
+                identity, name = {"X-Feedback-User": credential}, _account(credential)["label"]
+            return Visitor(slug, anon_id, session["kind"], {**identity, **forwarded}, session["csrf"], sid, fresh,
+                           anon_csrf, forwarded, name, session.get("grantId"))
         identity = {"X-Feedback-Anonymous-Id": anon_id, **forwarded}
-        return Visitor(slug, anon_id, "anonymous", identity, _sign(self.secret, "csrf:" + anon_id)[:32], None, fresh)
+        return Visitor(slug, anon_id, "anonymous", identity, anon_csrf, None, fresh, anon_csrf, forwarded)
 
     def _anon_id(self, cookie: str) -> str | None:
         value, _, signature = cookie.partition(".")
@@ -93,9 +113,10 @@ class Site:
             return value
         return None
 
-    def check_csrf(self, visitor: Visitor, form: dict) -> None:
+    def check_csrf(self, visitor: Visitor, form: dict, expected: str | None = None) -> None:
+        """``expected``: the token the form must carry, the visitor's form token by default."""
         token = form.get("csrf", "")
-        if not token or not hmac.compare_digest(token, visitor.csrf):
+        if not token or not hmac.compare_digest(token, expected or visitor.csrf):
             raise Forbidden("this form has expired or did not come from this site; reload the page and try again")
 
     def _require_manager(self, visitor: Visitor) -> None:
@@ -104,6 +125,10 @@ class Site:
 
     def _call(self, visitor: Visitor, method: str, path: str, query=None, payload=None):
         return self.api.call(method, f"/workspaces/{visitor.slug}{path}", visitor.identity, query, payload)
+
+    def _call_as(self, visitor: Visitor, identity: dict, method: str, path: str, query=None, payload=None):
+        """A call with a credential that is not (yet) the visitor's session's, for this request."""
+        return self.api.call(method, f"/workspaces/{visitor.slug}{path}", {**identity, **visitor.forwarded}, query, payload)
 
     def _common(self, visitor: Visitor) -> dict:
         """What every page shows: branding and who is signed in (one API call)."""
@@ -237,38 +262,81 @@ class Site:
         return Redirect(f"/b/{visitor.slug}/p/{created['id']}")
 
     # ---- signing in --------------------------------------------------------------------
-    def sso(self, visitor: Visitor, token: str):
+    # A GET never changes who is signed in: the sign-in link only shows whom it would sign in
+    # as, and a POST of that page's form (CSRF-checked) does it. A link or an image in a
+    # comment cannot sign a viewer in as someone else.
+    def sso_confirm(self, visitor: Visitor, token: str) -> Page:
+        account = self._check_user_token(visitor, token)
+        return Page("sso.html", {**self._common(visitor), "token": token, "account": account,
+                                 "csrf": visitor.anon_csrf})
+
+    def sso(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        token = form.get("token") or ""
+        self._check_user_token(visitor, token)
+        return self._start_session(visitor, "user", token)
+
+    def _check_user_token(self, visitor: Visitor, token: str) -> dict:
         if not token:
             raise ApiError(400, "the sign-in link has no token")
-        self.api.call("GET", f"/workspaces/{visitor.slug}/posts", {"X-Feedback-User": token}, {"limit": 1})
-        return self._start_session(visitor, "user", token)
+        if not TOKEN.fullmatch(token):
+            raise ApiError(400, "the sign-in link's token is malformed")
+        self._call_as(visitor, {"X-Feedback-User": token}, "GET", "/posts", {"limit": 1})
+        return _account(token)
 
     def manager_sign_in_form(self, visitor: Visitor, error: str | None = None) -> Page:
         return Page("admin_sign_in.html", {**self._common(visitor), "error": error}, 400 if error else 200)
 
     def manager_sign_in(self, visitor: Visitor, form: dict):
+        """The pasted key is exchanged for an API key of its own that expires with the session
+        and that sign-out deletes; the pasted key is used once and never kept."""
         self.check_csrf(visitor, form)
         key = (form.get("apiKey") or "").strip()
-        try:  # only a manager of this workspace may read its settings
-            self.api.call("GET", f"/workspaces/{visitor.slug}/settings", {"Authorization": f"Bearer {key}"})
+        refused = "That API key is not a manager key of this workspace."
+        if not TOKEN.fullmatch(key):
+            return self.manager_sign_in_form(visitor, refused)
+        body = {"name": GRANT_NAME, "role": "manager", "expiresInSeconds": self.config.session_seconds}
+        try:  # only a manager of this workspace may create its keys
+            grant = self._call_as(visitor, {"Authorization": f"Bearer {key}"}, "POST", "/api-keys", payload=body)
         except ApiError as ex:
-            if ex.status in (400, 401, 403):
-                return self.manager_sign_in_form(visitor, "That API key is not a manager key of this workspace.")
+            if ex.status in (401, 403):
+                return self.manager_sign_in_form(visitor, refused)
             raise
-        return self._start_session(visitor, "manager", key, f"/b/{visitor.slug}/admin/queue")
+        return self._start_session(visitor, "manager", grant["key"], f"/b/{visitor.slug}/admin/queue", grant["id"])
 
-    def _start_session(self, visitor: Visitor, kind: str, credential: str, then: str | None = None) -> Redirect:
-        if visitor.session_id:  # a sign-in always gets a new session id
-            self.sessions.delete(visitor.session_id)
+    def _start_session(self, visitor: Visitor, kind: str, credential: str, then: str | None = None,
+                       grant_id: str | None = None) -> Redirect:
+        self._end_session(visitor)  # a sign-in always gets a new session id
         sid = secrets.token_urlsafe(32)
-        self.sessions.create(sid, kind, visitor.slug, credential, secrets.token_hex(16), self.config.session_seconds)
+        self.sessions.create(sid, kind, visitor.slug, credential, secrets.token_hex(16), self.config.session_seconds, grant_id)
         visitor.cookies.append((SESSION_COOKIE, sid, self.config.session_seconds))
         return Redirect(then or f"/b/{visitor.slug}")
 
-    def sign_out(self, visitor: Visitor, form: dict) -> Redirect:
-        self.check_csrf(visitor, form)
+    def _end_session(self, visitor: Visitor) -> None:
         if visitor.session_id:
             self.sessions.delete(visitor.session_id)
+        if visitor.grant_id:
+            # Best effort: the key expires with the session anyway, and a visitor who signs
+            # out is signed out here whatever the API answers.
+            try:
+                self._call(visitor, "DELETE", f"/api-keys/{visitor.grant_id}")
+            except ApiError as ex:
+                log.warning("could not delete a signed-out session's API key %s: %s %s", visitor.grant_id, ex.status, ex.message)
+
+    def drop_unsealed_sessions(self) -> None:
+        """Sessions stored before credentials were sealed hold a key in clear until they expire:
+        delete them (their visitors sign in again)."""
+        try:
+            dropped = self.sessions.drop_unsealed()
+        except PyMongoError as ex:
+            log.warning("could not delete sessions stored unsealed: %s", ex)
+            return
+        if dropped:
+            log.info("deleted %d sessions stored before credentials were sealed", dropped)
+
+    def sign_out(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._end_session(visitor)
         visitor.cookies.append((SESSION_COOKIE, None, 0))
         return Redirect(f"/b/{visitor.slug}")
 
@@ -307,3 +375,16 @@ class Site:
         if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", color):
             color = "#2563eb"
         return f":root {{ --primary: {color}; }}\n"
+
+
+def _account(token: str) -> dict:
+    """Whom a user token names, to show: its claims read without checking the signature, so
+    only for a token the API has accepted (or one already kept in a session)."""
+    try:
+        claims = jwt.decode(token, options={"verify_signature": False})
+    except jwt.InvalidTokenError:
+        claims = {}
+    name = claims.get("name") if isinstance(claims.get("name"), str) else ""
+    user = claims.get("id") or claims.get("email")
+    user = str(user) if isinstance(user, (str, int)) else ""
+    return {"name": name.strip(), "id": user, "label": name.strip() or user or "this account"}
