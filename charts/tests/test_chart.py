@@ -17,15 +17,23 @@ import pytest
 from .chartkit import (CHART, KUBERNETES_VERSION, RELEASE, REPO, REQUIRED, chart_with_stub_dependencies, load_values_yaml,
                       merged, render)
 from common.app import OPEN_PATHS
+from common.config import MIN_SECRET_LENGTH
+from cryptography.fernet import Fernet
 
 FULLNAME = f"{RELEASE}-feedback"
-SECRET_KEYS = ("FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS")
-SHARED_ENV = (*SECRET_KEYS, "MONGODB_DB_PREFIX", "KAFKA_PARTITIONS", "PUBLIC_BASE_URL", "MAX_BODY_BYTES",
-              "PROXY_CONNECT_TIMEOUT", "PROXY_READ_TIMEOUT", "AUTH_CACHE_SECONDS", "LOG_LEVEL")
+# One secret per purpose; each Deployment gets only those it uses (common.config.ROLE_SECRETS,
+# and the services' own: the board site's cookie key, the keys of secrets at rest).
+PURPOSE_SECRETS = ("FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET", "WEB_COOKIE_SECRET", "SECRETS_KEYS")
+SECRET_KEYS = (*PURPOSE_SECRETS, "MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS")
+SHARED_ENV = ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS", "MONGODB_DB_PREFIX", "KAFKA_PARTITIONS", "PUBLIC_BASE_URL",
+              "MAX_BODY_BYTES", "PROXY_CONNECT_TIMEOUT", "PROXY_READ_TIMEOUT", "AUTH_CACHE_SECONDS", "LOG_LEVEL")
+# Which pods get which secret, beyond INTERNAL_SECRET for every service component.
+SERVICE_SECRETS = {"web": {"WEB_COOKIE_SECRET"}, "workspaces": {"SECRETS_KEYS"}, "webhooks": {"SECRETS_KEYS"}}
+GATEWAY_SECRETS = {"FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET"}
 
 MINIMAL = REQUIRED
 SCALED = merged(REQUIRED, {
-    "secrets": {"adminToken": "operator-token-0123456789", "internalSecret": "internal-secret-0123456789"},
+    "secrets": {"adminToken": "operator-token-0123456789-0123456789", "internalSecret": "internal-secret-0123456789-0123456789"},
     "config": {"publicBaseUrl": "https://feedback.example.com", "logLevel": "WARNING"},
     "gateway": {"autoscaling": {"enabled": True, "minReplicas": 3, "maxReplicas": 20}},
     "defaults": {"api": {"replicas": 3, "webConcurrency": 4}},
@@ -189,10 +197,14 @@ def test_probes_point_at_the_apps_open_health_paths(profile):
 
 
 def known_settings() -> set[str]:
-    """Environment variables the code reads: every config module's names."""
+    """Environment variables the code reads: every config module's names, and those a kit
+    module reads through its own loader (``setting(env, "NAME", ...)`` or ``env.get("NAME")``,
+    e.g. the secret box)."""
     names = set()
     for path in [REPO / "libs/common/common/config.py", *REPO.glob("services/*/*/config.py"), *REPO.glob("gateway/gateway/config.py")]:
         names |= set(re.findall(r"\"([A-Z][A-Z0-9_]{2,})\"", path.read_text()))
+    for path in REPO.glob("libs/common/common/*.py"):
+        names |= set(re.findall(r"(?:setting\(\s*\w+\s*,\s*|\.get\(\s*)\"([A-Z][A-Z0-9_]{2,})\"", path.read_text()))
     return names
 
 
@@ -231,7 +243,7 @@ def test_service_urls_reach_each_api_through_its_service(profile):
 def test_secrets_never_appear_in_configmaps_or_plain_env():
     rendered = render(SCALED)  # a chart-managed Secret with known values
     secret_values = [v for k, v in rendered._data("Secret", FULLNAME).items()]
-    assert len(secret_values) == 4
+    assert len(secret_values) == len(SECRET_KEYS)
     for cm in rendered.of_kind("ConfigMap"):
         assert not set(cm["data"]) & set(SECRET_KEYS), cm["metadata"]["name"]
         for value in cm["data"].values():
@@ -244,19 +256,62 @@ def test_secrets_never_appear_in_configmaps_or_plain_env():
                 assert not any(s in str(var.get("value", "")) for s in secret_values), var
 
 
-def test_generated_secrets_are_the_same_for_the_release_and_the_init_job(minimal):
+def test_generated_secrets_are_strong_distinct_and_the_init_job_gets_only_what_it_needs(minimal):
     release, init = minimal._data("Secret", FULLNAME), minimal._data("Secret", f"{FULLNAME}-init")
-    assert release == init
-    assert len(release["FEEDBACK_ADMIN_TOKEN"]) >= 32 and release["FEEDBACK_ADMIN_TOKEN"] != release["INTERNAL_SECRET"]
+    assert init == {k: release[k] for k in ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS")}
+    generated = [release[k] for k in PURPOSE_SECRETS]
+    assert len(set(generated)) == len(generated), "one secret per purpose"
+    assert all(len(v) >= MIN_SECRET_LENGTH for v in generated)
+    keys = release["SECRETS_KEYS"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}=", keys), "one url-safe base64 key"
+    assert Fernet(keys).decrypt(Fernet(keys).encrypt(b"sso")) == b"sso"
+    other = render(MINIMAL)._data("Secret", FULLNAME)  # another install: other keys
+    assert all(other[k] != release[k] for k in PURPOSE_SECRETS)
+
+
+def test_each_pod_gets_only_the_secrets_it_uses(profile):
+    """The operator token and the gateway's key reach the gateway alone; the internal secret every
+    component that signs or verifies calls; the cookie key the board site; the keys of secrets at
+    rest the workspaces and webhooks components; `feedback init` none of them."""
+    components = chart_components(load_values_yaml())
+    for workload in profile.workloads():
+        name = workload["metadata"]["name"]
+        refs = {v["valueFrom"]["secretKeyRef"]["key"] for v in container(workload)["env"]
+                if "secretKeyRef" in v.get("valueFrom", {})}
+        secrets = refs & set(PURPOSE_SECRETS)
+        if workload["kind"] == "Job":
+            assert secrets == set(), name
+            continue
+        role, service, _ = components[name]
+        if role == "gateway":
+            assert secrets == GATEWAY_SECRETS, name
+        else:
+            assert secrets == {"INTERNAL_SECRET", *SERVICE_SECRETS.get(service, ())}, name
+        assert refs - secrets == {"MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS"}, name
+    gateway = profile.env_of(profile.get("Deployment", f"{FULLNAME}-gateway"))
+    assert all(len(gateway[k]) >= MIN_SECRET_LENGTH for k in GATEWAY_SECRETS)
+
+
+def test_user_given_secrets_must_be_long_enough():
+    for value, setting in (("adminToken", "FEEDBACK_ADMIN_TOKEN"), ("gatewaySecret", "GATEWAY_SECRET"), ("webCookieSecret", "WEB_COOKIE_SECRET")):
+        with pytest.raises(helm_python.HelmRenderError, match=rf"secrets.{value} \[{setting}\] must be at least 32 characters"):
+            render(merged(REQUIRED, {"secrets": {value: "x" * 31}}))
+        assert render(merged(REQUIRED, {"secrets": {value: "x" * 32}}))._data("Secret", FULLNAME)[setting] == "x" * 32
+    with pytest.raises(helm_python.HelmValuesError):
+        render(merged(REQUIRED, {"secrets": {"secretsKeys": "not-a-fernet-key"}}))
+    two = f"{Fernet.generate_key().decode()},{Fernet.generate_key().decode()}"
+    assert render(merged(REQUIRED, {"secrets": {"secretsKeys": two}}))._data("Secret", FULLNAME)["SECRETS_KEYS"] == two
 
 
 def test_existing_secret_replaces_the_charts():
     rendered = render(merged(REQUIRED, {"secrets": {"existingSecret": "feedback-prod"}}))
     assert rendered.of_kind("Secret") == []
+    used = set()
     for workload in rendered.workloads():
         refs = {v["valueFrom"]["secretKeyRef"]["name"] for v in container(workload)["env"] if "valueFrom" in v}
         assert refs == {"feedback-prod"}, workload["metadata"]["name"]
-        assert {v["name"] for v in container(workload)["env"]} >= set(SECRET_KEYS)
+        used |= {v["valueFrom"]["secretKeyRef"]["key"] for v in container(workload)["env"] if "valueFrom" in v}
+    assert used == set(SECRET_KEYS), "the keys docs/deployment.md says an existing Secret must hold"
 
 
 def test_component_env_overrides_service_env_which_extends_the_shared(scaled):
@@ -386,7 +441,8 @@ def test_init_job_is_a_hook_that_runs_before_the_services(minimal):
 def test_bundled_mongodb_and_kafka_wiring(tmp_path):
     chart = chart_with_stub_dependencies(tmp_path)
     rendered = render({"mongodb": {"enabled": True}, "kafka": {"enabled": True}}, chart=chart)
-    assert set(rendered._data("Secret", FULLNAME)) == {"FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET"}
+    assert set(rendered._data("Secret", FULLNAME)) == set(PURPOSE_SECRETS)
+    assert f"{FULLNAME}-init" not in rendered.names("Secret"), "init needs no secret then"
     for workload in rendered.workloads():
         env = container(workload)["env"]
         names = [v["name"] for v in env]
@@ -405,19 +461,54 @@ def test_notes_say_how_to_reach_the_gateway_and_create_a_workspace(minimal, scal
     assert "FEEDBACK_ADMIN_TOKEN" in minimal.notes
 
 
-def test_each_gateway_process_gets_its_share_of_the_rate_limits(minimal, scaled):
-    """An Ingress spreads a client's requests over every gateway process, so each enforces
-    the release-wide quota divided among them (pods x workers; minReplicas with autoscaling)."""
-    for rendered, processes in ((minimal, 2 * 2), (scaled, 3 * 2)):
-        (gateway,) = [w for w in rendered.workloads() if w["metadata"]["name"] == f"{FULLNAME}-gateway"]
-        env = rendered.env_of(gateway)
-        assert env["RATE_LIMIT_WRITES"] == f"{-(-30 // processes)}/60"
-        assert env["RATE_LIMIT_WRITES_PER_ADDRESS"] == f"{-(-60 // processes)}/60"
-        assert env["RATE_LIMIT_AUTH_FAILURES"] == f"{-(-20 // processes)}/300"
-        assert env["TRUSTED_PROXIES"].startswith("10.0.0.0/8")
+def gateway_env(rendered) -> dict:
+    return rendered.env_of(rendered.get("Deployment", f"{FULLNAME}-gateway"))
+
+
+def test_rate_limits_are_release_wide_quotas(minimal, scaled):
+    """Every gateway process counts in one shared store, so each gets the quota as set, whatever
+    the pod and worker count."""
+    for rendered in (minimal, scaled):
+        env = gateway_env(rendered)
+        assert env["RATE_LIMIT_WRITES"] == "30/60" and env["RATE_LIMIT_WRITES_PER_ADDRESS"] == "60/60"
+        assert env["RATE_LIMIT_AUTH_FAILURES"] == "20/300" and env["RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS"] == "100/300"
+        reads = (env["RATE_LIMIT_READS"], env["RATE_LIMIT_READS_PER_ADDRESS"], env["RATE_LIMIT_READS_PER_WORKSPACE"])
+        assert reads == ("600/60", "1200/60", "6000/60")
+        assert "RATE_LIMIT_STORAGE" not in env, "empty: the platform's MongoDB"
     off = render(merged(MINIMAL, {"gateway": {"rateLimits": {"writes": "0/60"}}}))
-    (gateway,) = [w for w in off.workloads() if w["metadata"]["name"] == f"{FULLNAME}-gateway"]
-    assert off.env_of(gateway)["RATE_LIMIT_WRITES"] == "0/60"
+    assert gateway_env(off)["RATE_LIMIT_WRITES"] == "0/60"
+    redis = render(merged(MINIMAL, {"gateway": {"rateLimits": {"storage": "redis://limits-redis:6379/0"}}}))
+    assert gateway_env(redis)["RATE_LIMIT_STORAGE"] == "redis://limits-redis:6379/0"
+    with pytest.raises(helm_python.HelmValuesError):
+        render(merged(MINIMAL, {"gateway": {"rateLimits": {"storage": "memory://"}}}))  # per process: not release-wide
+
+
+def test_the_gateway_trusts_no_proxy_unless_named(minimal, scaled):
+    """A forwarded address is believed only from proxies the operator names: not from private
+    ranges (behind a LoadBalancer with the Cluster policy those are the nodes, which carry any
+    client's X-Forwarded-For), not from the board site or the MCP server (they hand on a signed
+    client token instead)."""
+    assert gateway_env(minimal)["TRUSTED_PROXIES"] == ""
+    assert gateway_env(scaled)["TRUSTED_PROXIES"] == "", "an ingress alone names no proxy"
+    assert "gateway.trustedProxies is empty" in scaled.notes and "trustedProxies" not in minimal.notes
+    named = render(merged(SCALED, {"gateway": {"trustedProxies": "10.42.0.0/16"}}))
+    assert gateway_env(named)["TRUSTED_PROXIES"] == "10.42.0.0/16" and "WARNING" not in named.notes
+    for rendered in (minimal, scaled, named):
+        for workload in rendered.workloads():
+            if not workload["metadata"]["name"].endswith("-gateway"):
+                assert "TRUSTED_PROXIES" not in rendered.env_of(workload), workload["metadata"]["name"]
+    values = (CHART / "values.yaml").read_text()
+    assert not re.search(r"^\s*trustedProxies:.*(10\.0\.0\.0/8|172\.16|192\.168|fc00)", values, re.M)
+
+
+def test_a_load_balancer_keeps_client_addresses_with_the_local_policy():
+    cluster = render(merged(REQUIRED, {"gateway": {"service": {"type": "LoadBalancer"}}}))
+    assert "externalTrafficPolicy" not in cluster.get("Service", f"{FULLNAME}-gateway")["spec"]
+    assert "externalTrafficPolicy=Local" in cluster.notes
+    local = render(merged(REQUIRED, {"gateway": {"service": {"type": "LoadBalancer", "externalTrafficPolicy": "Local"}}}))
+    assert local.get("Service", f"{FULLNAME}-gateway")["spec"]["externalTrafficPolicy"] == "Local"
+    assert "WARNING" not in local.notes
+    assert gateway_env(local)["TRUSTED_PROXIES"] == ""
 
 
 def test_the_board_site_and_the_mcp_server_call_the_api_through_the_gateways_service(minimal):

@@ -72,8 +72,8 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{/*
 Every Deployment the release runs, as YAML {items: [...]}: the gateway, then for each
 enabled service its API and each enabled worker. Each item carries its name, role
-(gateway/api/worker), the container command and args, its port (0 for workers) and its
-values merged over `defaults`. Templates range over this list, so adding a service or a
+(gateway/api/worker), the container command and args, its port (0 for workers), its
+values merged over `defaults` and the keys of the chart's Secret it gets. Templates range over this list, so adding a service or a
 worker is a values change.
 */}}
 {{- define "feedback.components" -}}
@@ -81,22 +81,25 @@ worker is a values change.
 {{- $items = append $items (dict "name" "gateway" "role" "gateway" "service" "" "worker" ""
     "command" (list "feedback-gateway") "args" (list "--bind" (printf "0.0.0.0:%s" (include "feedback.gatewayPort" .)))
     "port" (include "feedback.gatewayPort" . | int) "values" (omit .Values.gateway "service" "pdb")
-    "pdb" .Values.gateway.pdb "env" (include "feedback.gatewayEnv" . | fromYaml)) }}
+    "pdb" .Values.gateway.pdb "env" (include "feedback.gatewayEnv" . | fromYaml)
+    "secrets" (list "FEEDBACK_ADMIN_TOKEN" "INTERNAL_SECRET" "GATEWAY_SECRET")) }}
 {{- range $service, $spec := .Values.services }}
 {{- if ne (toString (default (dict) $spec).enabled) "false" }}
+{{- /* Every service component signs or verifies internal calls; the rest as the service lists. */}}
+{{- $secrets := concat (list "INTERNAL_SECRET") (default (list) $spec.secrets) | uniq }}
 {{- $api := mergeOverwrite (deepCopy $.Values.defaults.api) (deepCopy (default (dict) $spec.api)) }}
 {{- if ne (toString $api.enabled) "false" }}
 {{- $items = append $items (dict "name" $service "role" "api" "service" $service "worker" ""
     "command" (list "feedback") "args" (list "serve" $service "--bind" (printf "0.0.0.0:%s" (include "feedback.apiPort" $)))
     "port" (include "feedback.apiPort" $ | int) "values" (omit $api "pdb") "pdb" (default (dict) $api.pdb)
-    "env" (default (dict) $spec.env)) }}
+    "env" (default (dict) $spec.env) "secrets" $secrets) }}
 {{- end }}
 {{- range $worker, $w := (default (dict) $spec.workers) }}
 {{- $wv := mergeOverwrite (deepCopy $.Values.defaults.worker) (deepCopy (default (dict) $w)) }}
 {{- if ne (toString $wv.enabled) "false" }}
 {{- $items = append $items (dict "name" (printf "%s-%s" $service $worker) "role" "worker" "service" $service "worker" $worker
     "command" (list "feedback") "args" (list "worker" $service $worker)
-    "port" 0 "values" (omit $wv "pdb") "pdb" (default (dict) $wv.pdb) "env" (default (dict) $spec.env)) }}
+    "port" 0 "values" (omit $wv "pdb") "pdb" (default (dict) $wv.pdb) "env" (default (dict) $spec.env) "secrets" $secrets) }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -105,19 +108,17 @@ worker is a values change.
 {{- end }}
 
 {{/*
-The gateway's own settings: trusted proxies, and each rate limit's share per process (the
-release-wide quota divided by pods x workers, rounded up, at least 1 unless off).
+The gateway's own settings: trusted proxies, and each rate limit as the release-wide quota
+(every gateway process counts in one shared store, RATE_LIMIT_STORAGE).
 */}}
 {{- define "feedback.gatewayEnv" -}}
 {{- $g := .Values.gateway }}
-{{- $pods := ternary $g.autoscaling.minReplicas $g.replicas $g.autoscaling.enabled | int }}
-{{- $processes := max 1 (mul (max 1 $pods) (int $g.webConcurrency)) }}
 TRUSTED_PROXIES: {{ $g.trustedProxies | quote }}
-{{- range $key, $name := dict "writes" "RATE_LIMIT_WRITES" "writesPerAddress" "RATE_LIMIT_WRITES_PER_ADDRESS" "searches" "RATE_LIMIT_SEARCHES" "searchesPerAddress" "RATE_LIMIT_SEARCHES_PER_ADDRESS" "apiKeys" "RATE_LIMIT_API_KEYS" "authFailures" "RATE_LIMIT_AUTH_FAILURES" }}
-{{- $parts := splitList "/" (index $g.rateLimits $key) }}
-{{- $quota := index $parts 0 | int }}
-{{- $share := ternary 0 (max 1 (div (add $quota (sub $processes 1)) $processes)) (eq $quota 0) }}
-{{ $name }}: {{ printf "%d/%s" $share (index $parts 1) | quote }}
+{{- range $key, $name := dict "writes" "RATE_LIMIT_WRITES" "writesPerAddress" "RATE_LIMIT_WRITES_PER_ADDRESS" "searches" "RATE_LIMIT_SEARCHES" "searchesPerAddress" "RATE_LIMIT_SEARCHES_PER_ADDRESS" "reads" "RATE_LIMIT_READS" "readsPerAddress" "RATE_LIMIT_READS_PER_ADDRESS" "readsPerWorkspace" "RATE_LIMIT_READS_PER_WORKSPACE" "apiKeys" "RATE_LIMIT_API_KEYS" "authFailures" "RATE_LIMIT_AUTH_FAILURES" "authFailuresPerAddress" "RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS" }}
+{{ $name }}: {{ index $g.rateLimits $key | quote }}
+{{- end }}
+{{- with $g.rateLimits.storage }}
+RATE_LIMIT_STORAGE: {{ . | quote }}
 {{- end }}
 {{- end }}
 
@@ -166,16 +167,25 @@ SERVICE_URL_{{ upper $name }}: {{ $url | quote }}
 {{- end }}
 
 {{/*
-The chart's secrets, computed once per render. Empty adminToken/internalSecret are taken
-from the Secret of a previous release (lookup; empty offline) or generated. The result is
-memoised in .Values so every template (and the hook copy) gets the same values.
+The chart's secrets, computed once per render. An empty value is taken from the Secret of a
+previous release (lookup; empty offline) or generated: random text, or for SECRETS_KEYS one
+Fernet key (32 random bytes, url-safe base64). The result is memoised in .Values so every
+template (and the hook copy) gets the same values.
 */}}
 {{- define "feedback.secretValues" -}}
 {{- if not .Values.secrets._resolved }}
 {{- $existing := (lookup "v1" "Secret" .Release.Namespace (include "feedback.fullname" .)).data | default (dict) }}
-{{- $admin := .Values.secrets.adminToken | default (get $existing "FEEDBACK_ADMIN_TOKEN" | b64dec) | default (randAlphaNum 40) }}
-{{- $internal := .Values.secrets.internalSecret | default (get $existing "INTERNAL_SECRET" | b64dec) | default (randAlphaNum 40) }}
-{{- $_ := set .Values.secrets "_resolved" (dict "FEEDBACK_ADMIN_TOKEN" $admin "INTERNAL_SECRET" $internal) }}
+{{- $fernetKey := randBytes 32 | replace "+" "-" | replace "/" "_" }}
+{{- $resolved := dict }}
+{{- range $key, $spec := dict
+    "FEEDBACK_ADMIN_TOKEN" (list .Values.secrets.adminToken (randAlphaNum 40))
+    "INTERNAL_SECRET" (list .Values.secrets.internalSecret (randAlphaNum 40))
+    "GATEWAY_SECRET" (list .Values.secrets.gatewaySecret (randAlphaNum 40))
+    "WEB_COOKIE_SECRET" (list .Values.secrets.webCookieSecret (randAlphaNum 40))
+    "SECRETS_KEYS" (list .Values.secrets.secretsKeys $fernetKey) }}
+{{- $_ := set $resolved $key (index $spec 0 | default (get $existing $key | b64dec) | default (index $spec 1)) }}
+{{- end }}
+{{- $_ := set .Values.secrets "_resolved" $resolved }}
 {{- if not .Values.mongodb.enabled }}
 {{- $_ := set .Values.secrets._resolved "MONGODB_URI" (required "secrets.mongodbUri is required (a MongoDB replica set URI), or set mongodb.enabled=true or secrets.existingSecret" .Values.secrets.mongodbUri) }}
 {{- end }}
@@ -186,20 +196,28 @@ memoised in .Values so every template (and the hook copy) gets the same values.
 {{- toYaml .Values.secrets._resolved }}
 {{- end }}
 
+{{/* The keys of the Secret that `feedback init` needs: where MongoDB and Kafka are (or none). */}}
+{{- define "feedback.initSecretKeys" -}}
+{{- $keys := list }}
+{{- if not .Values.mongodb.enabled }}{{ $keys = append $keys "MONGODB_URI" }}{{ end -}}
+{{- if not .Values.kafka.enabled }}{{ $keys = append $keys "KAFKA_BOOTSTRAP_SERVERS" }}{{ end -}}
+{{- toYaml (dict "keys" $keys) }}
+{{- end }}
+
 {{- define "feedback.secretName" -}}
 {{- .Values.secrets.existingSecret | default (include "feedback.fullname" .) }}
 {{- end }}
 
 {{/*
-Environment of every container besides the ConfigMap: secrets by key (a missing key stops
-the pod from starting, so an incomplete existingSecret cannot fall back to dev defaults),
-MongoDB/Kafka of the bundled charts when enabled, then the given extra variables (a string
-or {valueFrom: ...}). Args: (list $ secretName extraEnvDict).
+Environment of every container besides the ConfigMap: the secrets it uses by key (a missing
+key stops the pod from starting, so an incomplete existingSecret cannot fall back to dev
+defaults), MongoDB/Kafka of the bundled charts when enabled, then the given extra variables
+(a string or {valueFrom: ...}). Args: (list $ secretName extraEnvDict secretKeys).
 */}}
 {{- define "feedback.env" -}}
 {{- $root := index . 0 }}
 {{- $secret := index . 1 }}
-{{- $keys := list "FEEDBACK_ADMIN_TOKEN" "INTERNAL_SECRET" }}
+{{- $keys := index . 3 }}
 {{- if not $root.Values.mongodb.enabled }}{{ $keys = append $keys "MONGODB_URI" }}{{ end -}}
 {{- if not $root.Values.kafka.enabled }}{{ $keys = append $keys "KAFKA_BOOTSTRAP_SERVERS" }}{{ end -}}
 {{- range $keys }}
@@ -263,5 +281,12 @@ pre-install,pre-upgrade
 {{- end }}
 {{- if and .Values.mongodb.enabled (ne .Values.mongodb.architecture "replicaset") }}
 {{- fail "mongodb.architecture must be replicaset: the platform uses MongoDB transactions" }}
+{{- end }}
+{{- /* The processes would refuse them anyway (common.config.MIN_SECRET_LENGTH): say so at install. */}}
+{{- range $field, $name := dict "adminToken" "FEEDBACK_ADMIN_TOKEN" "internalSecret" "INTERNAL_SECRET" "gatewaySecret" "GATEWAY_SECRET" "webCookieSecret" "WEB_COOKIE_SECRET" }}
+{{- $given := index $.Values.secrets $field }}
+{{- if and $given (lt (len $given) 32) }}
+{{- fail (printf "secrets.%s [%s] must be at least 32 characters (or empty: generated)" $field $name) }}
+{{- end }}
 {{- end }}
 {{- end }}
