@@ -1,19 +1,34 @@
 """The public API as the tools call it: over HTTP through the gateway, with the caller's key.
 
 Every tool is one or a few of these calls, so the gateway and the owning services decide
-permissions, visibility and rate limits exactly as for any other client of ``/v1``."""
+permissions, visibility and rate limits exactly as for any other client of ``/v1``. Over HTTP,
+each call also carries the client token of the request it answers (``CLIENT_TOKEN``), so the
+gateway counts the agent's own address, not the MCP server's."""
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 
+from common.public_api import CLIENT_HEADER, ApiError
 from common.public_api import ApiClient as PublicApiClient
-from common.public_api import ApiError
 
-__all__ = ["ApiClient", "ApiError", "KeyInfo", "WorkspaceApi"]
+__all__ = ["CLIENT_TOKEN", "ApiClient", "ApiError", "KeyInfo", "WorkspaceApi"]
+
+# The gateway-signed client token (``X-Feedback-Client``) of the request being answered. A
+# context variable, not an attribute: one key's server is cached across requests of different
+# clients, and each request (its task, and threads started with ``anyio.to_thread``, which copy
+# the context) sees only its own. Unset over stdio, where no gateway stands in between.
+CLIENT_TOKEN: contextvars.ContextVar[str | None] = contextvars.ContextVar("feedback_client_token", default=None)
 
 
 class ApiClient(PublicApiClient):
+    def call(self, method: str, path: str, identity: dict, query: dict | None = None, payload: dict | None = None):
+        token = CLIENT_TOKEN.get()
+        if token:
+            identity = {**identity, CLIENT_HEADER: token}
+        return super().call(method, path, identity, query=query, payload=payload)
+
     def key_info(self, key: str) -> "KeyInfo":
         """What ``key`` is (``GET /v1/api-key``): its workspace and role; ApiError when it is none."""
         body = self.call("GET", "/api-key", bearer(key))

@@ -7,7 +7,9 @@ Stateless, JSON responses: every POST is one JSON-RPC exchange answered with
 request and nothing needs sharing across pods. Each request must come signed by the gateway
 (like every service's) and carry ``Authorization: Bearer <workspace API key>``; the key's
 workspace and role come from ``GET /v1/api-key`` (through the gateway), remembered for
-``MCP_KEY_CACHE_SECONDS``. Refusals are the platform's ``{"error": "..."}``."""
+``MCP_KEY_CACHE_SECONDS``. Every ``/v1`` call made while answering a request carries the client
+token the gateway signed for it (``X-Feedback-Client``, unchanged). Refusals are the platform's
+``{"error": "..."}``."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import threading
 import time
 
 import anyio.to_thread
+from cachetools import TTLCache
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -27,10 +30,13 @@ from common import auth
 from common.app import LATENCY, REQUESTS
 from common.config import Settings
 from common.plugins import ServiceSpec
-from feedback_mcp.api import ApiError, WorkspaceApi
+from common.public_api import CLIENT_HEADER
+from feedback_mcp.api import CLIENT_TOKEN, ApiError, WorkspaceApi
 from feedback_mcp.tools import FeedbackServer, build_server
 
-CACHE_MAX = 10_000
+# Keys whose server one process keeps; past it the least recently used is dropped (and rebuilt,
+# one /v1/api-key call, when that key comes back).
+SERVERS_MAX = 10_000
 # The gateway is the public entry and every request must carry a bearer key, which no browser
 # attaches on its own: the SDK's Host/Origin checks (DNS rebinding) would only refuse the
 # gateway's own forwarding.
@@ -49,7 +55,7 @@ class McpEndpoint:
 
     def __init__(self, context):
         self.context = context
-        self._servers: dict[str, tuple[float, FeedbackServer]] = {}
+        self._servers: TTLCache[str, FeedbackServer] = TTLCache(maxsize=SERVERS_MAX, ttl=context.config.key_cache_seconds)
         self._lock = threading.Lock()
         self._nonces = auth.Nonces()  # one endpoint per worker process: the process's memory
 
@@ -83,27 +89,31 @@ class McpEndpoint:
         if scheme.lower() != "bearer" or not key.strip():
             return await send_json(send, 401, {"error": "send a workspace API key as 'Authorization: Bearer <key>'"},
                                    ((b"www-authenticate", b"Bearer"),))
+        # Set before the key check: a wrong key counts against the agent's address, not ours.
+        client = CLIENT_TOKEN.set(headers.get(CLIENT_HEADER.lower()))
         try:
-            server = await anyio.to_thread.run_sync(self._server_for, key.strip())
-        except ApiError as ex:
-            return await send_json(send, ex.status, {"error": ex.message})
-        # NOTE: a fresh stateless manager per request (its run() may be entered once), over the
-        # key's cached server; the SDK keeps its low-level server on a private attribute.
-        manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True, security_settings=NO_HOST_CHECK)
-        async with manager.run():
-            await manager.handle_request(scope, replay(body), send)
+            try:
+                server = await anyio.to_thread.run_sync(self._server_for, key.strip())
+            except ApiError as ex:
+                return await send_json(send, ex.status, {"error": ex.message})
+            # NOTE: a fresh stateless manager per request (its run() may be entered once), over the
+            # key's cached server; the SDK keeps its low-level server on a private attribute. Its
+            # tasks start inside this call, so they inherit this request's CLIENT_TOKEN.
+            manager = StreamableHTTPSessionManager(app=server._lowlevel_server, json_response=True, stateless=True, security_settings=NO_HOST_CHECK)
+            async with manager.run():
+                await manager.handle_request(scope, replay(body), send)
+        finally:
+            CLIENT_TOKEN.reset(client)
 
     def _server_for(self, key: str) -> FeedbackServer:
-        now = time.monotonic()
-        hit = self._servers.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        with self._lock:
+            server = self._servers.get(key)
+        if server is not None:
+            return server
         info = self.context.api.key_info(key)  # raises ApiError for anything but a workspace key
         server = build_server(WorkspaceApi(self.context.api, key, info), self.context.config)
         with self._lock:
-            if len(self._servers) >= CACHE_MAX:
-                self._servers.clear()
-            self._servers[key] = (now + self.context.config.key_cache_seconds, server)
+            self._servers[key] = server
         return server
 
 
