@@ -8,6 +8,10 @@ from common.config import Settings
 from common.plugins import Route, ServiceSpec, hookimpl, load_services, make_plugin_manager
 from testkit import assert_error, wait_for
 from gateway.app import create_app
+from gateway.config import GatewayConfig
+
+# An app with no platform behind it counts its budgets in its own memory.
+ALONE = GatewayConfig(rate_limit_storage="memory://")
 
 
 def test_openapi_documents_exactly_the_routes(api):
@@ -107,7 +111,7 @@ class HelloPlugin:
 
 def test_a_new_plugin_adds_routes_without_gateway_changes():
     services = load_services(make_plugin_manager(load_entry_points=False, plugins=[HelloPlugin()]))
-    client = falcon.testing.TestClient(create_app(Settings(), services))
+    client = falcon.testing.TestClient(create_app(Settings(), services, config=ALONE))
     # No SERVICE_URL_HELLO is configured: the route exists (not 404) and answers 503.
     r = client.simulate_get("/v1/workspaces/acme/hello")
     assert r.status_code == 503 and "hello" in r.json["error"]
@@ -148,7 +152,7 @@ class SitePlugin:
 
 def test_a_plugins_pages_are_routed_outside_v1_without_gateway_changes():
     services = load_services(make_plugin_manager(load_entry_points=False, plugins=[SitePlugin()]))
-    client = falcon.testing.TestClient(create_app(Settings(), services))
+    client = falcon.testing.TestClient(create_app(Settings(), services, config=ALONE))
     r = client.simulate_get("/b/acme")  # routed to the site's service, not configured here
     assert r.status_code == 503 and "site" in r.json["error"]
     assert client.simulate_delete("/b/acme").status_code == 405

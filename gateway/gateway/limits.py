@@ -70,7 +70,7 @@ class CountersInMongo(MongoDBStorage):
         """Add ``amount`` to each key of ``spend`` (expiring after its seconds), and return the
         counts of those keys and of ``read``'s."""
         now = datetime.now(timezone.utc)
-        if amount:
+        if amount and spend:
             self.counters.bulk_write(
                 [
                     UpdateOne({"_id": key}, {"$inc": {"count": amount}, "$setOnInsert": {"expireAt": now + timedelta(seconds=seconds)}}, upsert=True)
@@ -101,6 +101,8 @@ class Budgets:
 
     def spend(self, checks: list[tuple[tuple, str, Limit]], amount: int = 1) -> list[Verdict]:
         """Spend ``amount`` of each ``(key, policy, limit)``; return a verdict per check."""
+        if not checks:
+            return []
         now = self.clock()
         windows = []  # (current window's key, previous window's key, start) per check
         for key, _, limit in checks:
