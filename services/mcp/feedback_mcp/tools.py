@@ -3,26 +3,62 @@
 Each tool is a typed, described call of the public API with the key (``api.py``); an API
 refusal becomes a tool error carrying the API's ``{error}`` message. Which tools a key is
 offered, and the reads that combine several calls, are the rules in ``service.py``.
+
+Every id or slug an agent passes (a tool's, a resource's or a prompt's argument) must match its
+pattern, checked by the SDK before any call: an id that could add a path segment ("../x") would
+otherwise reach another route of the workspace with the key. Each value is also escaped as one
+path segment where a path is built (``service.segment``). Prompts hand the agent what users
+wrote inside a fence (``service.fenced``): data, never instructions.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from mcp_types import Resource as McpResource
 from mcp_types import ToolAnnotations
 from pydantic import Field
+from pydantic.fields import FieldInfo
 
+from common.ids import HEX_ID, SLUG_PATTERN
 from feedback_mcp import service
+from feedback_mcp.service import segment
 from feedback_mcp.api import ApiError, WorkspaceApi
 from feedback_mcp.config import McpConfig
 
-PostId = Annotated[str, Field(description="The post's id (24 hex digits), as list_posts or search_posts return it")]
-Board = Annotated[str | None, Field(description="A board's slug (see the agent context or a board resource); omit for every board")]
+ID_PATTERN = rf"^{HEX_ID.pattern}$"  # an id is 24 hex digits (common.ids)
+
+
+def an_id(description: str) -> FieldInfo:
+    return Field(pattern=ID_PATTERN, description=description)
+
+
+def a_slug(description: str) -> FieldInfo:
+    return Field(pattern=SLUG_PATTERN, description=description)
+
+
+def matching(value: str | None, pattern: str, what: str, refuse) -> str | None:
+    """``value`` if it matches ``pattern``; else ``refuse(message)`` is raised. For the arguments of
+    prompts and resource templates, which the SDK would refuse with an opaque internal error:
+    their refusal names the argument."""
+    if value is not None and not re.fullmatch(pattern, value):
+        raise refuse(f"{what} must match {pattern}")
+    return value
+
+
+def invalid_params(message: str) -> MCPError:
+    return MCPError(INVALID_PARAMS, message)
+
+
+PostId = Annotated[str, an_id("The post's id (24 hex digits), as list_posts or search_posts return it")]
+Board = Annotated[str | None, a_slug("A board's slug (see the agent context or a board resource); omit for every board")]
 Limit = Annotated[int, Field(ge=1, le=100, description="How many items to return (1-100)")]
 Offset = Annotated[int, Field(ge=0, le=10000, description="How many items to skip, for paging")]
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
@@ -62,7 +98,7 @@ class Tools:
     def list_posts(
         self,
         board: Board = None,
-        status: Annotated[str | None, Field(description="A status slug (e.g. open, planned, complete); omit for every status")] = None,
+        status: Annotated[str | None, a_slug("A status slug (e.g. open, planned, complete); omit for every status")] = None,
         query: Annotated[str | None, Field(description="Keep posts containing every significant word of this text")] = None,
         sort: Annotated[Literal["newest", "oldest", "top", "discussed"], Field(description="newest, oldest, top (most votes) or discussed (most comments)")] = "newest",
         moderation_state: Annotated[Literal["approved", "pending", "rejected", "spam"] | None, Field(description="Managers only: posts in this moderation state")] = None,
@@ -75,8 +111,8 @@ class Tools:
 
     def get_post(self, post_id: PostId) -> dict[str, Any]:
         """Read one post with its comment thread (thread order: each comment followed by its replies)."""
-        post = calling(lambda: self.api.get(f"/posts/{post_id}"))
-        comments = calling(lambda: self.api.get(f"/posts/{post_id}/comments", limit=service.COMMENTS_LIMIT))["items"]
+        post = calling(lambda: self.api.get(f"/posts/{segment(post_id)}"))
+        comments = calling(lambda: self.api.get(f"/posts/{segment(post_id)}/comments", limit=service.COMMENTS_LIMIT))["items"]
         return {"post": post, "comments": comments}
 
     def get_roadmap(self, board: Board = None) -> dict[str, Any]:
@@ -101,7 +137,7 @@ class Tools:
 
     def create_post(
         self,
-        board: Annotated[str, Field(description="The board's slug")],
+        board: Annotated[str, a_slug("The board's slug")],
         title: Annotated[str, Field(min_length=1, max_length=200, description="A short summary of the request")],
         content: Annotated[str, Field(max_length=20000, description="Details, in markdown")] = "",
     ) -> dict[str, Any]:
@@ -112,12 +148,12 @@ class Tools:
         self,
         post_id: PostId,
         content: Annotated[str, Field(min_length=1, max_length=10000, description="The comment, in markdown")],
-        parent_id: Annotated[str | None, Field(description="Reply to this comment (its id); omit for a top-level comment")] = None,
+        parent_id: Annotated[str | None, an_id("Reply to this comment (its id, 24 hex digits); omit for a top-level comment")] = None,
         private: Annotated[bool, Field(description="Managers only: a note only the team sees")] = False,
     ) -> dict[str, Any]:
         """Comment on a post (or reply to a comment)."""
         payload = {"content": content, **({"parentId": parent_id} if parent_id else {}), **({"isPrivate": True} if private else {})}
-        return calling(lambda: self.api.post(f"/posts/{post_id}/comments", payload))
+        return calling(lambda: self.api.post(f"/posts/{segment(post_id)}/comments", payload))
 
     def vote_on_post(
         self,
@@ -125,14 +161,15 @@ class Tools:
         vote: Annotated[bool, Field(description="true casts this key's vote; false withdraws it")] = True,
     ) -> dict[str, Any]:
         """Vote for a post, or withdraw the vote; answers the post with its new voteCount."""
-        return calling(lambda: self.api.post(f"/posts/{post_id}/vote") if vote else self.api.delete(f"/posts/{post_id}/vote"))
+        path = f"/posts/{segment(post_id)}/vote"
+        return calling(lambda: self.api.post(path) if vote else self.api.delete(path))
 
     # -- managers -------------------------------------------------------------------------
 
     def update_post(
         self,
         post_id: PostId,
-        status: Annotated[str | None, Field(description="A status slug to move the post to (e.g. planned, complete)")] = None,
+        status: Annotated[str | None, a_slug("A status slug to move the post to (e.g. planned, complete)")] = None,
         moderation_state: Annotated[Literal["approved", "pending", "rejected", "spam"] | None, Field(description="Approve, hold, reject or mark as spam")] = None,
         title: Annotated[str | None, Field(min_length=1, max_length=200, description="A new title")] = None,
         content: Annotated[str | None, Field(max_length=20000, description="New details, in markdown")] = None,
@@ -141,34 +178,34 @@ class Tools:
         changes = {k: v for k, v in {"statusSlug": status, "moderationState": moderation_state, "title": title, "content": content}.items() if v is not None}
         if not changes:
             raise ToolError("give at least one of status, moderation_state, title, content")
-        return calling(lambda: self.api.patch(f"/posts/{post_id}", changes))
+        return calling(lambda: self.api.patch(f"/posts/{segment(post_id)}", changes))
 
     def merge_posts(
         self,
-        post_id: Annotated[str, Field(description="The duplicate post's id: it leaves lists and its votes move")],
-        into_post_id: Annotated[str, Field(description="The canonical post's id, which keeps the votes")],
+        post_id: Annotated[str, an_id("The duplicate post's id (24 hex digits): it leaves lists and its votes move")],
+        into_post_id: Annotated[str, an_id("The canonical post's id (24 hex digits), which keeps the votes")],
     ) -> dict[str, Any]:
         """Merge a duplicate into a canonical post; answers the merged (duplicate) post."""
-        return calling(lambda: self.api.post(f"/posts/{post_id}/merge", {"intoPostId": into_post_id}))
+        return calling(lambda: self.api.post(f"/posts/{segment(post_id)}/merge", {"intoPostId": into_post_id}))
 
     def unmerge_post(self, post_id: PostId) -> dict[str, Any]:
         """Undo a merge: the post and its votes come back as they were."""
-        return calling(lambda: self.api.post(f"/posts/{post_id}/unmerge"))
+        return calling(lambda: self.api.post(f"/posts/{segment(post_id)}/unmerge"))
 
     def create_changelog(
         self,
         title: Annotated[str, Field(min_length=1, max_length=200, description="The entry's title")],
-        slug: Annotated[str, Field(min_length=1, max_length=100, description="A URL slug: lower-case letters, digits and hyphens")],
+        slug: Annotated[str, Field(pattern=SLUG_PATTERN, description="A URL slug: lower-case letters, digits and inner hyphens, at most 48")],
         content: Annotated[str, Field(min_length=1, max_length=50000, description="The entry, in markdown")],
-        post_ids: Annotated[list[str], Field(max_length=100, description="Ids of the posts this entry announces")] = [],  # noqa: B006 - pydantic copies defaults
+        post_ids: Annotated[list[Annotated[str, Field(pattern=ID_PATTERN)]], Field(max_length=100, description="Ids of the posts this entry announces (24 hex digits each)")] = [],  # noqa: B006 - pydantic copies defaults
         publish: Annotated[bool, Field(description="Publish now; false keeps a draft (publish_changelog later)")] = False,
     ) -> dict[str, Any]:
         """Write a changelog entry, a draft unless publish is true."""
         return calling(lambda: self.api.post("/changelogs", {"title": title, "slug": slug, "content": content, "postIds": post_ids, "publish": publish}))
 
-    def publish_changelog(self, changelog_id: Annotated[str, Field(description="The draft entry's id")]) -> dict[str, Any]:
+    def publish_changelog(self, changelog_id: Annotated[str, an_id("The draft entry's id (24 hex digits)")]) -> dict[str, Any]:
         """Publish a draft changelog entry (sets publishedAt)."""
-        return calling(lambda: self.api.patch(f"/changelogs/{changelog_id}", {"publish": True}))
+        return calling(lambda: self.api.patch(f"/changelogs/{segment(changelog_id)}", {"publish": True}))
 
 
 class FeedbackServer(MCPServer):
@@ -219,6 +256,7 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
     @server.resource(f"feedback://{slug}/boards/{{board}}", name="board", title="A board",
                      description="The board and its most voted posts", mime_type="application/json")
     def board(board: str) -> str:
+        matching(board, SLUG_PATTERN, "a board's slug", ResourceNotFoundError)
         boards = {b["slug"]: b for b in calling(lambda: api.get("/boards"), ResourceError)["items"]}
         if board not in boards:
             raise ResourceError(f"board '{board}' not found")
@@ -228,7 +266,8 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
     @server.resource(f"feedback://{slug}/changelogs/{{changelog_id}}", name="changelog", title="A changelog entry",
                      description="A published changelog entry, in markdown", mime_type="text/markdown")
     def changelog(changelog_id: str) -> str:
-        entry = calling(lambda: api.get(f"/changelogs/{changelog_id}"), ResourceError)
+        matching(changelog_id, ID_PATTERN, "a changelog entry's id", ResourceNotFoundError)
+        entry = calling(lambda: api.get(f"/changelogs/{segment(changelog_id)}"), ResourceError)
         return f"# {entry['title']}\n\n_Published {entry['publishedAt'] or '(draft)'}_\n\n{entry['content']}\n"
 
     @server.prompt(name="triage_new_feedback", title="Triage new feedback",
@@ -236,6 +275,7 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
     def triage_new_feedback(
         board: Annotated[str | None, Field(description="Only this board's posts (its slug)")] = None,
     ) -> str:
+        matching(board, SLUG_PATTERN, "board", invalid_params)
         material = calling(lambda: service.triage_material(api, board, limit=20))
         return (
             "You are triaging new feedback. For the posts below: group those about the same need; for each "
@@ -243,7 +283,7 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
             "`similar` candidates search found (similarity near 1 is a likely duplicate); propose a status for "
             "each canonical post from `statuses`" + (" and a moderation state for posts awaiting moderation" if manager else "")
             + ". List the proposals first and apply nothing until they are confirmed.\n\n"
-            + json.dumps(material, indent=1)
+            + service.fenced(material)
         )
 
     if manager:  # only managers write changelogs, and only they read the brand voice
@@ -252,6 +292,7 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
         def draft_changelog(
             status: Annotated[str, Field(description="The status slug of shipped posts")] = "complete",
         ) -> str:
+            matching(status, SLUG_PATTERN, "status", invalid_params)
             material = calling(lambda: service.changelog_material(api, status, config.stats_max_posts))
             return (
                 "Draft a changelog entry announcing the posts below (shipped, and not in any published entry yet). "
@@ -259,7 +300,7 @@ def build_server(api: WorkspaceApi, config: McpConfig) -> FeedbackServer:
                 "continuing from the last entry without repeating it; a short title, then one short paragraph "
                 "or bullet per change, saying what users can now do. Then call create_changelog with a slug, "
                 "the markdown content and post_ids = the ids you announced (publish=false, for review).\n\n"
-                + json.dumps(material, indent=1)
+                + service.fenced(material)
             )
 
     return server

@@ -11,7 +11,7 @@ import requests
 
 from testkit import assert_error
 
-from .helpers import FEEDBACK, TRANSPORTS, data, error, session
+from .helpers import FEEDBACK, TRANSPORTS, CountingProxy, data, error, session
 
 READS = {"search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats"}
 WRITES = {"create_post", "comment_on_post", "vote_on_post"}
@@ -138,7 +138,7 @@ def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
     assert m["merged"]["mergedInto"]["id"] == existing["id"] and "(HTTP 400)" in m["self_merge"]
     assert m["unmerged"]["mergedInto"] is None and "(HTTP 409)" in m["not_merged"]
     assert v1(f"/posts/{w['created']['id']}")["mergedInto"] is None
-    assert m["draft"]["publishedAt"] is None and "(HTTP 400)" in m["bad_slug"] and "(HTTP 400)" in m["unknown_post"]
+    assert m["draft"]["publishedAt"] is None and "slug" in m["bad_slug"] and "(HTTP 400)" in m["unknown_post"]
     assert m["published"]["publishedAt"] and "(HTTP 404)" in m["no_entry"]
     assert v1(f"/changelogs/{m['draft']['id']}", key=None)["publishedAt"] == m["published"]["publishedAt"]  # public now
     assert [e["id"] for e in m["entries"]["items"]] == [m["draft"]["id"]] and "offset" in m["bad_page"]
@@ -218,3 +218,91 @@ def test_stdio_server_refuses_to_start_without_a_good_key(stack):
     assert bad.returncode != 0 and "refused the key: invalid API key (HTTP 401)" in bad.stderr
     missing = run("--base-url", stack.url)
     assert missing.returncode == 2 and "--api-key" in missing.stderr
+
+
+def test_ids_that_could_reach_another_route_are_refused_before_any_call(stack, api, workspace, keys):
+    """Every id and slug argument has a strict pattern: a value that could add a path segment is
+    refused by the SDK as invalid input, and the server makes no API request at all for it (the
+    stdio server's every call goes through a counting proxy). Without the patterns,
+    update_post(post_id="../changelogs/<id>") would rename a changelog entry."""
+    post = post_via_api(api, workspace, keys["manager"], "A post to aim at")
+    entry = api.post(f"{workspace.path}/changelogs", key=keys["manager"], json={"title": "Draft", "slug": "draft", "content": "x"}).json()
+    pid, eid = post["id"], entry["id"]
+    bad_calls = [
+        ("update_post", {"post_id": f"../changelogs/{eid}", "title": "Hijacked"}),
+        ("get_post", {"post_id": "../x"}),
+        ("get_post", {"post_id": f"{pid}/../../boards"}),
+        ("get_post", {"post_id": pid + "\n"}),
+        ("get_post", {"post_id": "%2e%2e"}),
+        ("vote_on_post", {"post_id": "../x"}),
+        ("unmerge_post", {"post_id": f"../changelogs/{eid}"}),
+        ("comment_on_post", {"post_id": pid, "content": "x", "parent_id": "../x"}),
+        ("comment_on_post", {"post_id": f"{pid}?x=1", "content": "x"}),
+        ("merge_posts", {"post_id": "../x", "into_post_id": pid}),
+        ("merge_posts", {"post_id": pid, "into_post_id": "../x"}),
+        ("publish_changelog", {"changelog_id": f"../posts/{pid}"}),
+        ("create_changelog", {"title": "x", "slug": "../x", "content": "x"}),
+        ("create_changelog", {"title": "x", "slug": "fine", "content": "x", "post_ids": [f"../posts/{pid}"]}),
+        ("list_posts", {"board": "../x"}),
+        ("list_posts", {"status": "open/../../x"}),
+        ("search_posts", {"query": "x", "board": "Features"}),
+        ("get_roadmap", {"board": "a/b"}),
+        ("board_stats", {"board": ".."}),
+        ("create_post", {"board": "features/../x", "title": "x"}),
+        ("update_post", {"post_id": pid, "status": "../x"}),
+    ]
+    proxy = CountingProxy(stack.url)
+
+    async def steps(client):
+        before = len(proxy.seen)
+        refusals = [(name, error(await client.call_tool(name, args))) for name, args in bad_calls]
+        bad_prompt = None
+        try:
+            await client.get_prompt("triage_new_feedback", {"board": "../x"})
+        except Exception as ex:  # noqa: BLE001 - the SDK raises the server's JSON-RPC error
+            bad_prompt = str(ex)
+        bad_resources = []
+        for uri in (f"feedback://{workspace.slug}/changelogs/not-an-id", f"feedback://{workspace.slug}/boards/Not%20A%20Slug"):
+            try:
+                await client.read_resource(uri)
+            except Exception as ex:  # noqa: BLE001 - the SDK raises the server's JSON-RPC error
+                bad_resources.append(str(ex))
+        during = proxy.seen[before:]
+        good = data(await client.call_tool("get_post", {"post_id": pid.upper()}))  # any case: the API's ids
+        return refusals, bad_prompt, bad_resources, during, good
+
+    try:
+        refusals, bad_prompt, bad_resources, during, good = session("stdio", proxy.url, keys["manager"], steps)
+    finally:
+        proxy.close()
+    for (name, args), (_, message) in zip(bad_calls, refusals):
+        assert "validation error" in message and "pattern" in message, (name, args, message)
+    assert bad_prompt and "board must match" in bad_prompt, bad_prompt
+    assert len(bad_resources) == 2 and all("must match" in m for m in bad_resources), bad_resources
+    assert during == [], f"refused input reached the API: {during}"
+    assert good["post"]["id"] == pid and ("GET", f"/v1/workspaces/{workspace.slug}/posts/{pid.upper()}") in proxy.seen
+    assert api.get(f"{workspace.path}/changelogs/{eid}", key=keys["manager"]).json()["title"] == "Draft"
+    after = api.get(f"{workspace.path}/posts/{pid}", key=keys["manager"]).json()
+    assert (after["title"], after["voteCount"], after["commentCount"]) == ("A post to aim at", 0, 0)
+
+
+def test_an_escaped_segment_reaches_no_other_route(stack, api, workspace, keys):
+    """The second line behind the patterns: a value escaped by ``service.segment`` stays one path
+    segment through the API client and the gateway, however it is spelled. The control shows what
+    it stops: the same value unescaped reaches the changelog route with the key."""
+    from feedback_mcp.api import ApiClient, ApiError, WorkspaceApi
+    from feedback_mcp.service import segment
+
+    entry = api.post(f"{workspace.path}/changelogs", key=keys["manager"], json={"title": "Draft", "slug": "draft", "content": "x"}).json()
+    read_title = lambda: api.get(f"{workspace.path}/changelogs/{entry['id']}", key=keys["manager"]).json()["title"]  # noqa: E731
+    client = ApiClient(stack.url, timeout=30)
+    as_manager = WorkspaceApi(client, keys["manager"], client.key_info(keys["manager"]))
+    aimed = f"../changelogs/{entry['id']}"
+
+    as_manager.patch(f"/posts/{aimed}", {"title": "Reached"})  # what a tool built before the patterns
+    assert read_title() == "Reached"
+    for value in (aimed, f"..%2Fchangelogs%2F{entry['id']}", "..", ".", f"x/../../changelogs/{entry['id']}"):
+        with pytest.raises(ApiError) as refused:
+            as_manager.patch(f"/posts/{segment(value)}", {"title": "Hijacked"})
+        assert 400 <= refused.value.status < 500 and refused.value.status != 401, (value, refused.value.status)
+    assert read_title() == "Reached", "no escaped value reached the entry"
