@@ -92,6 +92,17 @@ def test_adding_or_changing_a_covered_header_is_refused(stack, workspaces, name)
     assert workspaces.send("GET", path, {**signed, name: "signed"})[0] == ACCEPTED, "the header it was signed with"
 
 
+def test_the_kits_client_signs_the_covered_headers_it_sends(stack):
+    """What the gateway and the services send through ``InternalClient``: accepted with them."""
+    from common.config import load_settings
+    from common.internal import InternalClient
+
+    client = InternalClient(load_settings({"INTERNAL_SECRET": stack.internal_secret, "SERVICE_URL_WORKSPACES": stack.service_url("workspaces")}))
+    sent = {"Idempotency-Key": "k-1", "Cookie": "fb_anon=x", "Authorization": "Bearer k", CLIENT_HEADER: "token", "Accept": "application/json"}
+    for headers in (sent, {}, None):
+        assert client.request("workspaces", "GET", PATH, headers=headers).status == ACCEPTED, headers
+
+
 def test_the_mcp_servers_own_check_refuses_replays_and_changed_headers(stack, mcp):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
