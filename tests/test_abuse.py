@@ -179,12 +179,21 @@ def test_internal_signatures_cannot_be_replayed(stack, workspace):
     assert requests.patch(url, data=body, headers=headers, timeout=5).status_code == 200  # the request it was made for
 
 
-@pytest.mark.parametrize("command", [["feedback", "serve", "posts", "--bind", "127.0.0.1:1"], ["feedback-gateway", "--bind", "127.0.0.1:1"]])
-def test_default_secrets_are_refused_outside_development(command):
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+STRONG = "x" * 32
+
+
+@pytest.mark.parametrize("command, env, refusal", [
+    (["feedback", "serve", "posts", "--bind", "127.0.0.1:1"], {}, "INTERNAL_SECRET is unset"),
+    (["feedback-gateway", "--bind", "127.0.0.1:1"], {}, "FEEDBACK_ADMIN_TOKEN and INTERNAL_SECRET are unset"),
+    (["feedback-gateway", "--bind", "127.0.0.1:1"], {"FEEDBACK_ADMIN_TOKEN": STRONG, "INTERNAL_SECRET": STRONG}, "GATEWAY_SECRET is unset"),
+    (["feedback-gateway", "--bind", "127.0.0.1:1"], {"FEEDBACK_ADMIN_TOKEN": STRONG, "INTERNAL_SECRET": STRONG, "GATEWAY_SECRET": "short"},
+     "GATEWAY_SECRET is shorter than 32 characters"),
+])
+def test_default_secrets_are_refused_outside_development(command, env, refusal):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", **env}
     done = subprocess.run([_bin(command[0]), *command[1:]], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
-    assert "FEEDBACK_ADMIN_TOKEN and INTERNAL_SECRET are unset" in done.stderr + done.stdout
+    assert refusal in done.stderr + done.stdout
 
 
 # -- end-user tokens ------------------------------------------------------------------------------

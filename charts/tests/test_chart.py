@@ -473,7 +473,7 @@ def test_rate_limits_are_release_wide_quotas(minimal, scaled):
         assert env["RATE_LIMIT_WRITES"] == "30/60" and env["RATE_LIMIT_WRITES_PER_ADDRESS"] == "60/60"
         assert env["RATE_LIMIT_AUTH_FAILURES"] == "20/300" and env["RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS"] == "100/300"
         reads = (env["RATE_LIMIT_READS"], env["RATE_LIMIT_READS_PER_ADDRESS"], env["RATE_LIMIT_READS_PER_WORKSPACE"])
-        assert reads == ("600/60", "1200/60", "6000/60")
+        assert reads == ("600/60", "1200/60", "30000/60")
         assert "RATE_LIMIT_STORAGE" not in env, "empty: the platform's MongoDB"
     off = render(merged(MINIMAL, {"gateway": {"rateLimits": {"writes": "0/60"}}}))
     assert gateway_env(off)["RATE_LIMIT_WRITES"] == "0/60"

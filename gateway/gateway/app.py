@@ -179,7 +179,7 @@ def create_app(
     limits = RateLimits(config, storage)
     clients = ClientAddresses(config.trusted_proxies, config.gateway_secret)
     identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
-    authn = Authenticator(settings, client, *identity)
+    authn = Authenticator(settings, client, *identity, gateway_secret=config.gateway_secret)
     resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
     site_root = next((s.site_root for s in services.values() if s.site_root), None)
     hosts = [HostRouting(settings, client, *resolver, site_root=site_root)] if resolver else []

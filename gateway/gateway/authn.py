@@ -44,8 +44,10 @@ class Refusal:
 
 
 class Authenticator:
-    def __init__(self, settings: Settings, client: InternalClient, identity_service: str | None, identity_path: str | None):
+    def __init__(self, settings: Settings, client: InternalClient, identity_service: str | None, identity_path: str | None,
+                 gateway_secret: str):
         self.settings = settings
+        self.anonymous_key = hashlib.sha256(b"anonymous-id|" + gateway_secret.encode()).digest()
         self.client = client
         self.identity_service = identity_service
         self.identity_path = identity_path
@@ -121,7 +123,7 @@ class Authenticator:
             basis = f"id|{claimed}"
         else:
             basis = f"address|{address}|{req.user_agent or ''}"
-        digest = hmac.new(self.settings.internal_secret.encode(), f"{slug}|{basis}".encode(), hashlib.sha256)
+        digest = hmac.new(self.anonymous_key, f"{slug}|{basis}".encode(), hashlib.sha256)
         return "anon:" + digest.hexdigest()[:32]
 
 

@@ -3,17 +3,17 @@
 import argparse
 
 from common.cli import configure_logging
-from common.config import load_settings
+from common.config import load_settings, require_strong_secrets
 from common.server import GunicornServer
 from gateway.app import get_app
-from gateway.config import load_config
+from gateway.config import DEV_GATEWAY_SECRET, load_config
 
 
 def main(argv=None) -> None:
     settings = load_settings()
     configure_logging(settings.log_level)
     settings.require_secrets()
-    load_config().require_secret(settings.dev_mode)
+    require_strong_secrets({"GATEWAY_SECRET": (load_config().gateway_secret, DEV_GATEWAY_SECRET)}, settings.dev_mode)
     parser = argparse.ArgumentParser(prog="feedback-gateway")
     parser.add_argument("--bind", default="127.0.0.1:8080")
     parser.add_argument("--metrics-bind", default=None, help="HOST:PORT of an internal listener that also serves /metrics")

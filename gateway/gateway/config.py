@@ -11,7 +11,6 @@ from common.config import as_list, setting
 
 
 DEV_GATEWAY_SECRET = "dev-gateway-secret"
-MIN_SECRET_LENGTH = 32
 
 
 @dataclass(frozen=True)
@@ -63,15 +62,11 @@ class GatewayConfig:
     # Where every gateway process counts budgets: a storage URI of the `limits` library
     # (mongodb://, redis://, memcached://, memory:// for one process); empty: MONGODB_URI.
     rate_limit_storage: str = ""
-    # The key with which the gateway alone signs the client address it hands to a front
-    # service (the board site, the MCP server), which sends it back on its /v1 calls.
+    # The gateway's own key (no other process holds it): it signs the client address handed to
+    # a front service (the board site, the MCP server), which sends it back on its /v1 calls,
+    # and keys anonymous visitors' ids; a purpose-bound key is derived from it for each.
     gateway_secret: str = DEV_GATEWAY_SECRET
 
-    def require_secret(self, dev_mode: bool) -> None:
-        if self.gateway_secret == DEV_GATEWAY_SECRET and not dev_mode:
-            raise SystemExit("refusing to start: GATEWAY_SECRET is unset (the built-in value is public); set a long random value")
-        if len(self.gateway_secret) < MIN_SECRET_LENGTH and not dev_mode:
-            raise SystemExit(f"refusing to start: GATEWAY_SECRET must be at least {MIN_SECRET_LENGTH} characters")
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:

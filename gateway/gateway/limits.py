@@ -66,6 +66,12 @@ class CountersInMongo(MongoDBStorage):
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
         return self.count({key: expiry}, [], amount)[key]
 
+    def __del__(self) -> None:
+        # The library's own closes ``self.storage``, a property that connects (and creates the
+        # indexes) when no request ever did: a process exiting would wait for a server.
+        if self._storage is not None:
+            self._storage.close()
+
     def count(self, spend: dict[str, float], read: list[str], amount: int = 1) -> dict[str, int]:
         """Add ``amount`` to each key of ``spend`` (expiring after its seconds), and return the
         counts of those keys and of ``read``'s."""
