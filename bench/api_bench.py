@@ -36,6 +36,10 @@ from testkit import Api, create_workspace, wait_for  # noqa: E402
 from harness import NO_RATE_LIMITS, cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
 
 
+# Signed header sets per direct wrk run: more than it sends in a run (each is accepted once).
+SIGNED_SETS = 20_000
+
+
 def seed(platform: LocalStack, slug: str, board_id: str, count: int) -> None:
     """Write posts straight into the posts database with the service's own document builder."""
     from posts.service import new_post as build_post
@@ -105,8 +109,11 @@ def main() -> None:
                                                        auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{v}")) for v in voters]
                 direct_headers = {}
             else:
-                gw_rotating = direct_rotating = None
-                direct_headers = auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes, caller)
+                # A signed request is accepted once (its nonce): wrk cycles through fresh ones.
+                gw_rotating = None
+                direct_rotating = [auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes, caller)
+                                   for _ in range(SIGNED_SETS)]
+                direct_headers = {}
             run = dict(seconds=args.seconds, connections=args.connections, method=method, body=body_text)
             before = {n: cpu_seconds(p.popen.pid) for n, p in platform.processes.items()}
             through = wrk(platform.url + path, headers={**gw_headers, **json_headers}, rotating=gw_rotating, **run)
@@ -119,10 +126,11 @@ def main() -> None:
                     for way, start, end, load in (("gateway", before, between, through), ("direct", between, after, direct))
                 }
             rows.append((name, through, direct))
-            if rotate:  # voters who have not voted yet, or this would time the "voted already" path
-                direct_rotating = [auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes,
-                                                       auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{uuid.uuid4().hex}")) for _ in range(30)]
-            costs.append((name, *_own_cost(platform, service, method, path, body, gw_headers, direct_headers, direct_rotating)))
+            # Fresh signatures; for votes, voters who have not voted yet, or this would time the
+            # "voted already" path.
+            signer = (lambda: auth.Caller(kind=auth.ANONYMOUS, user_id=f"anon:{uuid.uuid4().hex}")) if rotate else (lambda: caller)
+            fresh = [auth.signed_headers(platform.internal_secret, service, method, bare_path, query, body_bytes, signer()) for _ in range(31)]
+            costs.append((name, *_own_cost(platform, service, method, path, body, gw_headers, fresh, rotate)))
         loaded = {name: rss_mb(p.popen.pid) for name, p in platform.processes.items()}
     ceiling.terminate()
 
@@ -167,20 +175,20 @@ def _sequential_p50(url: str, count: int = 100) -> float:
     return statistics.median(times)
 
 
-def _own_cost(platform, service, method, path, body, gw_headers, direct_headers, rotating, samples: int = 30):
+def _own_cost(platform, service, method, path, body, gw_headers, signed, rotating, samples: int = 30):
     """(round trips, p50 latency through the gateway, p50 database time, the commands most often
-    sent) of sequential requests."""
+    sent) of sequential requests; ``signed``: one set of signed headers per direct request."""
     latencies, db_times, trips, commands = [], [], [], []
     # wrk leaves requests behind that the service still runs (on the stand-in a slow endpoint's
     # backlog takes tens of seconds): one untimed request waits for them. Slow endpoints get
     # fewer samples.
     if not rotating:
-        _send(method, platform.service_url(service) + path, body, direct_headers)
+        _send(method, platform.service_url(service) + path, body, signed.pop())
     spent = time.monotonic() + 20
     for i in range(samples):
         if i >= 5 and time.monotonic() > spent:
             break
-        r = _send(method, platform.service_url(service) + path, body, rotating[i] if rotating else direct_headers)
+        r = _send(method, platform.service_url(service) + path, body, signed[i])
         trips.append(int(r.headers.get("X-Db-Round-Trips", -1)))
         commands.append(r.headers.get("X-Db-Commands", ""))
         db_times.append(float(r.headers.get("X-Db-Time-Ms", 0)))

@@ -18,13 +18,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from testkit.fixtures import RATE_LIMIT_SETTINGS
+
 HERE = Path(__file__).resolve().parent
 # Benchmarks measure the platform's throughput, not its rate limits (tests/test_abuse.py does).
-NO_RATE_LIMITS = {
-    name: "0/60"
-    for name in ("RATE_LIMIT_WRITES", "RATE_LIMIT_WRITES_PER_ADDRESS", "RATE_LIMIT_SEARCHES",
-                 "RATE_LIMIT_SEARCHES_PER_ADDRESS", "RATE_LIMIT_API_KEYS", "RATE_LIMIT_AUTH_FAILURES")
-}
+NO_RATE_LIMITS = {name: "0/60" for name in RATE_LIMIT_SETTINGS}
 
 
 def machine() -> str:
