@@ -21,7 +21,7 @@ from pathlib import Path
 from testkit.fixtures import RATE_LIMIT_SETTINGS
 
 HERE = Path(__file__).resolve().parent
-# Benchmarks measure the platform's throughput, not its rate limits (tests/test_abuse.py does).
+# Benchmarks measure the platform's throughput, not its rate limits (tests/test_budgets.py does).
 NO_RATE_LIMITS = {name: "0/60" for name in RATE_LIMIT_SETTINGS}
 
 
