@@ -85,3 +85,9 @@ SEARCH_LIMIT = (10, 50)
 SEARCH_QUERY_MAX = 500  # characters of a search query
 COMMENTS_LIMIT = (100, 500)
 ROADMAP_LIMIT = (50, 200)  # items per column
+# Board statistics (GET /posts/stats): most and newest posts shown (default, maximum), the
+# days after which a customer's unanswered comment counts as stalled (default, maximum), and
+# the most stalled posts listed (oldest first): one page, so the read stays bounded.
+STATS_TOP = (5, 50)
+STALLED_DAYS = (14, 3650)
+STALLED_MAX = 50

@@ -40,6 +40,11 @@ class Post(Document):
     # it; a post whose title has no vector yet (or one of another model) is the backfill's.
     embedding = BinaryField(null=True)
     embeddingModel = StringField(null=True)
+    # The last public comment: when, and whether a team member wrote it (absent until the
+    # first one). Set by the write that adds the comment, so board statistics find posts
+    # awaiting the team's answer without reading comments.
+    lastCommentAt = DateTimeField()
+    lastCommentByTeam = BooleanField()
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
     # When the query index last needed to hear of this post (ns, stamped by every write that
@@ -53,6 +58,10 @@ class Post(Document):
             # (posts.query_index), which reads posts by _id and catches up by changedAt.
             ("workspace", "changedAt"),
             "embeddingModel",  # the backfill finds the posts whose vector is missing or stale
+            # Stalled posts, oldest unanswered first: the listed ones (what everyone sees) and
+            # every post of the workspace (managers, who see all but merged posts).
+            ("workspace", "listed", "lastCommentByTeam", "lastCommentAt", "_id"),
+            ("workspace", "lastCommentByTeam", "lastCommentAt", "_id"),
         ],
     }
 

@@ -17,6 +17,8 @@ R = "posts.resources:"
 ROUTES = [
     Route("/workspaces/{slug}/posts", R + "PostList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",), limits={"GET": "search"}),
+    # A whole-board aggregation: budgeted like a search, which a visitor could flood too.
+    Route("/workspaces/{slug}/posts/stats", R + "PostStats", ("GET",), limits={"GET": "search"}),
     Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH")),
     Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
@@ -38,6 +40,7 @@ class Context:
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
         threading.Thread(target=self.service.warm_up, name="query-index-warm-up", daemon=True).start()
+        threading.Thread(target=self.service.backfill_last_comments, name="last-comments-backfill", daemon=True).start()
 
 
 def create_context(settings: Settings) -> Context:

@@ -19,6 +19,7 @@ from typing import Iterable, TypeVar
 from bson import ObjectId
 from common.db import Delete, Insert, Store, Update, Write, new_document
 from common.repository import Repository
+from pymongo import UpdateOne
 from pymongo.client_session import ClientSession
 from pymongo.errors import DuplicateKeyError
 
@@ -37,6 +38,11 @@ CLOCKS = 16
 # A catch-up rereads posts changed this long before the newest change it saw: a transaction
 # stamps changedAt before it commits, so commits may land out of stamp order by up to this.
 CATCH_UP_OVERLAP_NS = 5_000_000_000
+# What board statistics read of a post.
+BRIEF = {f: 1 for f in ("title", "statusSlug", "voteCount", "commentCount", "privateCommentCount", "createdAt", "lastCommentAt")}
+# Marks, in the posts collection, that posts written before they kept their last public
+# comment (lastCommentAt, lastCommentByTeam) have been given it.
+LAST_COMMENTS_BACKFILLED = "~backfilled:lastComment"
 
 
 def clock_id(slug: str, n: int) -> str:
@@ -185,6 +191,59 @@ class PostRepository(Repository):
     def move_votes(self, session: ClientSession, query: dict, counts_for: str) -> int:
         """Make the matching votes count for ``counts_for``; how many moved."""
         return self.votes.update_many(query, {"$set": {"countsFor": counts_for}}, session=session).modified_count
+
+    # -- board statistics -------------------------------------------------------------------
+
+    @staticmethod
+    def _seen_by(slug: str, listed_only: bool, board_id: str | None) -> dict:
+        query: dict = {"workspace": slug, **({"listed": True} if listed_only else {"mergedInto": None})}
+        if board_id is not None:
+            query["boardId"] = board_id
+        return query
+
+    def board_stats(self, slug: str, listed_only: bool, board_id: str | None, top: int) -> dict:
+        """``{byStatus: [{_id: status, n}], topVoted: [post], newest: [post]}`` over the posts a
+        caller sees (the listed ones, or every post not merged), in one aggregation."""
+        pipeline = [
+            {"$match": self._seen_by(slug, listed_only, board_id)},
+            {"$project": BRIEF},
+            {"$facet": {
+                "byStatus": [{"$group": {"_id": "$statusSlug", "n": {"$sum": 1}}}],
+                "topVoted": [{"$sort": dict(contract.SORTS["top"])}, {"$limit": top}],
+                "newest": [{"$sort": dict(contract.SORTS["newest"])}, {"$limit": top}],
+            }},
+        ]
+        return next(self.posts.aggregate(pipeline))
+
+    def awaiting_reply(self, slug: str, listed_only: bool, board_id: str | None, before, limit: int) -> list[dict]:
+        """Posts whose last public comment is a non-team member's, written before ``before``,
+        oldest first (an index range: the stalled posts' indexes in models.Post)."""
+        query = {**self._seen_by(slug, listed_only, board_id), "lastCommentByTeam": False, "lastCommentAt": {"$lt": before}}
+        return list(self.posts.find(query, projection=BRIEF, sort=[("lastCommentAt", 1), ("_id", 1)], limit=limit))
+
+    def last_comments_backfilled(self) -> bool:
+        return self.posts.find_one({"_id": LAST_COMMENTS_BACKFILLED}, projection={"_id": 1}) is not None
+
+    def backfill_last_comments(self, batch: int = 1000) -> int:
+        """Give every post that has public comments but no ``lastCommentAt`` its last public
+        comment's time and author kind, then mark it done; how many posts changed. A post a new
+        comment reached meanwhile already has it, and keeps it."""
+        pipeline = [
+            {"$match": {"isPrivate": {"$ne": True}}},
+            {"$sort": {"postId": 1, "createdAt": -1, "_id": -1}},
+            {"$group": {"_id": "$postId", "at": {"$first": "$createdAt"}, "team": {"$first": "$isTeamMember"}}},
+        ]
+        changed, ops = 0, []
+        for last in self.comments.aggregate(pipeline, batchSize=batch):
+            ops.append(UpdateOne({"_id": last["_id"], "lastCommentAt": {"$exists": False}},
+                                 {"$set": {"lastCommentAt": last["at"], "lastCommentByTeam": bool(last.get("team"))}}))
+            if len(ops) == batch:
+                changed += self.posts.bulk_write(ops, ordered=False).modified_count
+                ops = []
+        if ops:
+            changed += self.posts.bulk_write(ops, ordered=False).modified_count
+        self.posts.update_one({"_id": LAST_COMMENTS_BACKFILLED}, {"$set": {"n": changed}}, upsert=True)
+        return changed
 
     # -- comments ---------------------------------------------------------------------------
 

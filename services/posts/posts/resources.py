@@ -42,6 +42,13 @@ class PostSearch(Resource):
         resp.media = self.service.search(req.context.caller, slug, req.get_param("q") or "", req.get_param("board") or None, limit)
 
 
+class PostStats(Resource):
+    def on_get(self, req, resp, slug):
+        stalled_days = int_param(req, "stalledDays", contract.STALLED_DAYS[0], 0, contract.STALLED_DAYS[1])
+        top = int_param(req, "top", contract.STATS_TOP[0], 1, contract.STATS_TOP[1])
+        resp.media = self.service.stats(req.context.caller, slug, req.get_param("board") or None, stalled_days, top)
+
+
 class PostItem(Resource):
     def on_get(self, req, resp, slug, postId):
         resp.media = self.service.get(req.context.caller, slug, postId)

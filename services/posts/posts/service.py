@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Callable
 
 from bson import ObjectId
@@ -323,6 +324,48 @@ class PostService:
         columns = index.roadmap(shown, board_id, limit)  # public: listed posts only
         return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(e) for e in columns[s]]} for s in shown]}
 
+    def stats(self, caller: auth.Caller, slug: str, board: str | None, stalled_days: int, top: int) -> dict:
+        """Board statistics over the posts the caller's lists show (listed ones; for managers
+        every post not merged), exact over the whole board: counts by status, the ``top`` most
+        voted and newest, and the posts stalled for more than ``stalled_days`` (the last public
+        comment is a non-team member's: a customer spoke last and the team has not answered),
+        oldest first, at most ``contract.STALLED_MAX``. Two database commands whatever the
+        board's size: one aggregation, one index range."""
+        ws = self.workspaces.get(slug)
+        manager = access.is_manager(caller, slug)
+        answer = {"board": board, "postsCounted": 0, "byStatus": {}, "topVoted": [], "newest": [],
+                  "stalled": [], "moreStalled": False, "stalledDays": stalled_days}
+        board_id = None
+        if board:
+            ws, found = self._board(slug, board)
+            if found is None:
+                return answer  # as lists: a board that does not exist has no posts
+            board_id = found["id"]
+        at = now()
+        figures = self.repo.board_stats(slug, not manager, board_id, top)
+        waiting = self.repo.awaiting_reply(slug, not manager, board_id, at - timedelta(days=stalled_days), contract.STALLED_MAX + 1)
+        counts = sorted(((c["_id"], c["n"]) for c in figures["byStatus"]), key=lambda sn: (-sn[1], sn[0]))
+        return {
+            **answer,
+            "postsCounted": sum(n for _, n in counts),
+            "byStatus": dict(counts),
+            "topVoted": [shapes.brief(d, manager) for d in figures["topVoted"]],
+            "newest": [shapes.brief(d, manager) for d in figures["newest"]],
+            "stalled": [shapes.stalled(d, manager, at) for d in waiting[:contract.STALLED_MAX]],
+            "moreStalled": len(waiting) > contract.STALLED_MAX,
+        }
+
+    def backfill_last_comments(self) -> None:
+        """Once per database: give posts written before posts kept their last public comment
+        that comment's time and author kind (board statistics find stalled posts by them).
+        An API process runs it at start; until it has, those posts are never stalled."""
+        try:
+            if not self.repo.last_comments_backfilled():
+                changed = self.repo.backfill_last_comments()
+                log.info("gave %d posts their last public comment", changed)
+        except Exception:  # noqa: BLE001 - the next process start tries again
+            log.warning("could not backfill the posts' last public comments", exc_info=True)
+
     def lookup(self, body) -> dict:
         """Which of the ids are posts of the workspace (the workspaces service checks changelog postIds)."""
         fields = check(body, schemas.LOOKUP)
@@ -436,9 +479,14 @@ class PostService:
         def work(session):
             post = self._visible(caller, slug, post_id, session)
             event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
+            change: dict = {"$inc": {counter: 1}}
+            # Who spoke last in public (board statistics' stalled posts). A retried transaction
+            # may commit after a later comment did: that one stays the last.
+            if not private and (post.get("lastCommentAt") is None or post["lastCommentAt"] <= doc["createdAt"]):
+                change["$set"] = {"lastCommentAt": doc["createdAt"], "lastCommentByTeam": manager}
             self.repo.write(session, [
                 self.repo.insert_comment(doc),
-                *self.repo.update_post(slug, oid, {"$inc": {counter: 1}}),
+                *self.repo.update_post(slug, oid, change),
                 self.repo.event(slug, contract.COMMENT_CREATED, event),
             ])
 

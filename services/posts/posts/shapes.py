@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from common.ids import iso
 from posts.contract import APPROVED
 from posts.readmodel import Snapshot
@@ -62,6 +64,24 @@ def comment(doc: dict) -> dict:
         "isPrivate": bool(doc.get("isPrivate", False)),
         "createdAt": iso(doc["createdAt"]),
     }
+
+
+def brief(doc: dict, manager: bool) -> dict:
+    """A post in board statistics: its status by slug (as ``byStatus`` counts them) and the
+    comment count the caller sees (private ones too for managers, as in Post)."""
+    return {
+        "id": str(doc["_id"]),
+        "title": doc["title"],
+        "status": doc["statusSlug"],
+        "voteCount": doc.get("voteCount", 0),
+        "commentCount": doc.get("commentCount", 0) + (doc.get("privateCommentCount", 0) if manager else 0),
+        "createdAt": iso(doc["createdAt"]),
+    }
+
+
+def stalled(doc: dict, manager: bool, at: datetime) -> dict:
+    """A post awaiting the team's answer: since when, and for how many whole days at ``at``."""
+    return {**brief(doc, manager), "lastCommentAt": iso(doc["lastCommentAt"]), "daysWaiting": (at - doc["lastCommentAt"]).days}
 
 
 def roadmap_entry(entry) -> dict:
