@@ -10,9 +10,6 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-from collections import Counter
-from datetime import datetime, timedelta, timezone
-
 from feedback_mcp.api import ApiError, WorkspaceApi
 
 READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats")
@@ -65,10 +62,6 @@ def is_manager(api: WorkspaceApi) -> bool:
     return api.info.role == "manager"
 
 
-def parse_time(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
 def pages(api: WorkspaceApi, path: str, most: int, **query) -> tuple[list[dict], bool]:
     """The items of a paged list (``GET path``), page by page, up to ``most``; and whether that
     was all of them."""
@@ -86,40 +79,13 @@ def all_posts(api: WorkspaceApi, max_posts: int, **filters) -> tuple[list[dict],
     return pages(api, "/posts", max_posts, sort="newest", **filters)
 
 
-def last_comment(api: WorkspaceApi, post_id: str) -> dict | None:
-    comments = api.get(f"/posts/{segment(post_id)}/comments", limit=COMMENTS_LIMIT)["items"]
-    return max(comments, key=lambda c: c["createdAt"], default=None)
-
-
-def board_stats(api: WorkspaceApi, board: str | None, stalled_days: int, top: int, max_posts: int, now: datetime | None = None) -> dict:
+def board_stats(api: WorkspaceApi, board: str | None, stalled_days: int, top: int) -> dict:
     """Counts by status, the most voted and newest posts, and stalled posts: those whose last
-    visible comment is a non-team member's, older than ``stalled_days`` (a customer spoke last
-    and the team has been silent since)."""
-    now = now or datetime.now(timezone.utc)
-    posts, complete = all_posts(api, max_posts, board=board)
-    brief = lambda p: {"id": p["id"], "title": p["title"], "status": p["status"]["slug"] if p.get("status") else None,  # noqa: E731
-                       "voteCount": p["voteCount"], "commentCount": p["commentCount"], "createdAt": p["createdAt"]}
-    by_status = Counter(p["status"]["slug"] if p.get("status") else None for p in posts)
-    cutoff = now - timedelta(days=stalled_days)
-    stalled = []
-    for post in posts:
-        if not post["commentCount"]:
-            continue
-        comment = last_comment(api, post["id"])
-        if comment and not comment["isTeamMember"] and parse_time(comment["createdAt"]) < cutoff:
-            waiting = (now - parse_time(comment["createdAt"])).days
-            stalled.append({**brief(post), "lastCommentAt": comment["createdAt"], "daysWaiting": waiting})
-    stalled.sort(key=lambda p: p["lastCommentAt"])
-    return {
-        "board": board,
-        "postsCounted": len(posts),
-        "complete": complete,  # false: more than MCP_STATS_MAX_POSTS posts; the figures cover the newest
-        "byStatus": dict(sorted(by_status.items(), key=lambda kv: (-kv[1], str(kv[0])))),
-        "topVoted": [brief(p) for p in sorted(posts, key=lambda p: (-p["voteCount"], p["id"]))[:top]],
-        "newest": [brief(p) for p in posts[:top]],
-        "stalled": stalled,
-        "stalledDays": stalled_days,
-    }
+    public comment is a non-team member's, older than ``stalled_days`` (a customer spoke last
+    and the team has been silent since). One API call: the posts service computes them over
+    the whole board, so one tool call never fans out into a call per post."""
+    stats = api.get("/posts/stats", board=board, stalledDays=stalled_days, top=top)
+    return {**stats, "complete": True}  # the counts are exact over the board, never a sample
 
 
 def triage_material(api: WorkspaceApi, board: str | None, limit: int) -> dict:

@@ -126,12 +126,13 @@ class Tools:
     def board_stats(
         self,
         board: Board = None,
-        stalled_days: Annotated[int, Field(ge=0, le=3650, description="A post is stalled when its last comment is a non-team member's and older than this many days")] = 14,
+        stalled_days: Annotated[int, Field(ge=0, le=3650, description="A post is stalled when its last public comment is a non-team member's and older than this many days")] = 14,
         top: Annotated[int, Field(ge=1, le=50, description="How many top voted and newest posts to include")] = 5,
     ) -> dict[str, Any]:
         """Statistics of a board (or all): post counts by status, the top voted and newest posts, and
-        stalled posts, where a customer commented last and the team has been silent for `stalled_days`."""
-        return calling(lambda: service.board_stats(self.api, board, stalled_days, top, self.config.stats_max_posts))
+        stalled posts (at most 50, longest waiting first), where a customer commented last and the team
+        has been silent for `stalled_days`."""
+        return calling(lambda: service.board_stats(self.api, board, stalled_days, top))
 
     # -- what any identified end user may do -----------------------------------------------
 
