@@ -40,6 +40,7 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/posts"): "public",
     ("post", "/v1/workspaces/{slug}/posts"): "participant",
     ("get", "/v1/workspaces/{slug}/posts/search"): "public",
+    ("get", "/v1/workspaces/{slug}/posts/stats"): "public",
     ("get", "/v1/workspaces/{slug}/posts/{postId}"): "public",
     ("patch", "/v1/workspaces/{slug}/posts/{postId}"): "manager",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/merge"): "manager",

@@ -14,6 +14,7 @@ from testkit import wait_for
 BUDGETS = [
     # (name, service, method, path suffix, body, caller kind, budget)
     ("list posts", "posts", "GET", "/posts?limit=20", None, "user", 2),
+    ("posts stats", "posts", "GET", "/posts/stats", None, "anonymous", 2),
     ("list posts (anonymous)", "posts", "GET", "/posts?limit=20", None, "anonymous", 2),
     ("get post", "posts", "GET", "/posts/{post}", None, "user", 2),
     ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 3),

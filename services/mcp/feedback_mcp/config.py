@@ -18,7 +18,7 @@ class McpConfig:
     # Seconds the HTTP transport remembers what a bearer key is (its workspace and role);
     # AUTH_CACHE_SECONDS by default, the gateway's own bound on a revoked key.
     key_cache_seconds: float = 10.0
-    # Most posts board_stats reads (pages of 100) before it answers with what it saw.
+    # Most posts the changelog prompt reads (pages of 100, newest first) for its material.
     stats_max_posts: int = 1000
 
 

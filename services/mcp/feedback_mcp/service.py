@@ -1,6 +1,6 @@
 """The MCP service's rules: which tools a key's role is offered, the reads that take more
-than one API call (board statistics, the material of the prompts), how an argument becomes a
-path segment, and how a prompt fences what users wrote.
+than one API call (the material of the prompts), how an argument becomes a path segment, and
+how a prompt fences what users wrote.
 
 The API decides every permission again on each call; offering a role only what it may do
 keeps an agent from planning with tools that can only fail."""
