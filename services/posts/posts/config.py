@@ -28,6 +28,13 @@ class PostsConfig:
     # Posts the backfill embeds per batch, and its pause when it has nothing left to embed.
     backfill_batch: int = 64
     backfill_idle: float = 10.0
+    # How lists and the roadmap are read (posts.reads): "memory", each workspace's query index in
+    # a bounded cache per process (the default install: the local database sorts in Python), or
+    # "mongo", plain queries on the compound indexes (real MongoDB: the chart's default).
+    read_engine: str = "memory"
+    # The bytes of query indexes one process keeps (MiB), as measured by walking them; least
+    # recently used workspaces are evicted past it. Search candidates count in both engines.
+    index_memory_mb: float = 256.0
 
     @property
     def lexical_candidates(self) -> int:
@@ -47,4 +54,20 @@ def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
         semantic_search=setting(env, "POSTS_SEMANTIC_SEARCH", PostsConfig.semantic_search, as_bool),
         backfill_batch=setting(env, "POSTS_BACKFILL_BATCH", PostsConfig.backfill_batch, int),
         backfill_idle=setting(env, "POSTS_BACKFILL_IDLE", PostsConfig.backfill_idle, float),
+        read_engine=setting(env, "POSTS_READ_ENGINE", PostsConfig.read_engine, _engine),
+        index_memory_mb=setting(env, "POSTS_INDEX_MEMORY_MB", PostsConfig.index_memory_mb, _positive),
     )
+
+
+def _engine(value: str) -> str:
+    from posts.reads import ENGINES
+
+    if value.strip().lower() not in ENGINES:
+        raise ValueError(f"one of {', '.join(ENGINES)}")
+    return value.strip().lower()
+
+
+def _positive(value: str) -> float:
+    if float(value) <= 0:
+        raise ValueError("a number of MiB above 0")
+    return float(value)

@@ -60,7 +60,7 @@ EVENTS = {
 # Workspace snapshot events this service keeps a read model of.
 WORKSPACE_SNAPSHOTS = ("workspace.created", "workspace.updated")
 
-COLLECTIONS = ("posts", "votes", "comments", "workspaces", "outbox", "processed_events", "locks")
+COLLECTIONS = ("posts", "post_clocks", "votes", "comments", "workspaces", "outbox", "processed_events", "locks")
 
 # Moderation states: `approved` is listed for everyone; the others only for managers.
 APPROVED = "approved"

@@ -47,15 +47,24 @@ class Post(Document):
     lastCommentByTeam = BooleanField()
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
-    # When the query index last needed to hear of this post (ns, stamped by every write that
+    # When the query indexes last needed to hear of this post (ns, stamped by every write that
     # changes what lists, the roadmap or search show): API processes catch up by it.
     changedAt = IntField(required=True)
     meta = {
         "db_alias": ALIAS,
         "collection": "posts",
         "indexes": [
-            # Lists, the roadmap and search are served by each API process's query index
-            # (posts.query_index), which reads posts by _id and catches up by changedAt.
+            # The mongo read engine's pages (posts.repository.page_cursor): per population, the
+            # equality prefix, then the sort's keys, so a page is an index walk that stops at
+            # the page. "newest" and "oldest" walk the same index in opposite directions; the
+            # other filters (board, status, moderation, words) are checked during the walk.
+            *[
+                (*population, sort, "-_id")
+                for population in (("workspace", "listed"), ("workspace", "mergedInto"))
+                for sort in ("-createdAt", "-voteCount", "-commentCount")
+            ],
+            ("workspace", "listed", "statusSlug", "-voteCount", "-_id"),  # a roadmap column
+            # The query indexes (posts.reads.index) are built by workspace and catch up by changedAt.
             ("workspace", "changedAt"),
             "embeddingModel",  # the backfill finds the posts whose vector is missing or stale
             # Stalled posts, oldest unanswered first: the listed ones (what everyone sees) and
@@ -64,6 +73,16 @@ class Post(Document):
             ("workspace", "lastCommentByTeam", "lastCommentAt", "_id"),
         ],
     }
+
+
+class PostClock(Document):
+    """One of a workspace's change clocks (``_id`` ``<slug>:<n>``, posts.repository.CLOCKS of
+    them): every post write moves one in its transaction, so a process holding a query index
+    knows with one small read whether it must catch up."""
+
+    id = StringField(primary_key=True)
+    n = IntField(default=0)
+    meta = {"db_alias": ALIAS, "collection": "post_clocks"}
 
 
 class Vote(Document):
@@ -123,4 +142,4 @@ class WorkspaceView(Document):
     meta = {"db_alias": ALIAS, "collection": "workspaces", "indexes": ["syncedAt"]}
 
 
-MODELS = (Post, Vote, Comment, WorkspaceView)
+MODELS = (Post, PostClock, Vote, Comment, WorkspaceView)

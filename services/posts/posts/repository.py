@@ -21,10 +21,11 @@ from common.db import Delete, Insert, Store, Update, Write, new_document
 from common.repository import Repository
 from pymongo import UpdateOne
 from pymongo.client_session import ClientSession
+from pymongo.cursor import Cursor
 from pymongo.errors import DuplicateKeyError
 
 from posts import contract
-from posts.models import Comment, Post, Vote, WorkspaceView
+from posts.models import Comment, Post, PostClock, Vote, WorkspaceView
 
 T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
@@ -32,8 +33,9 @@ WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
 INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
                           "voteCount", "commentCount", "title", "terms", "titleTerms", "embedding", "changedAt")}
-# Change clocks per workspace: each post write moves one (by its post), in the same bulk write.
-# Several, so concurrent writes to different posts seldom contend on one document.
+# Change clocks per workspace (collection ``post_clocks``): each post write moves one (by its
+# post), in the same bulk write. Several, so concurrent writes to different posts seldom
+# contend on one document.
 CLOCKS = 16
 # A catch-up rereads posts changed this long before the newest change it saw: a transaction
 # stamps changedAt before it commits, so commits may land out of stamp order by up to this.
@@ -46,8 +48,7 @@ LAST_COMMENTS_BACKFILLED = "~backfilled:lastComment"
 
 
 def clock_id(slug: str, n: int) -> str:
-    """A change clock's _id: strings, so no post (an ObjectId) is ever one."""
-    return f"~clock:{slug}:{n}"
+    return f"{slug}:{n}"
 
 
 def clock_ids(slug: str) -> list[str]:
@@ -58,6 +59,7 @@ class PostRepository(Repository):
     def __init__(self, store: Store):
         super().__init__(store, contract.TOPIC)
         self.posts = Post._get_collection()
+        self.clock_docs = PostClock._get_collection()
         self.votes = Vote._get_collection()
         self.comments = Comment._get_collection()
         self.workspace_views = WorkspaceView._get_collection()
@@ -90,7 +92,7 @@ class PostRepository(Repository):
         return [Update(self.posts, {"_id": oid, **(expect or {})}, stamped), self._tick(slug, oid)]
 
     def _tick(self, slug: str, oid: ObjectId) -> Update:
-        return Update(self.posts, {"_id": clock_id(slug, int(str(oid), 16) % CLOCKS)}, {"$inc": {"n": 1}}, upsert=True)
+        return Update(self.clock_docs, {"_id": clock_id(slug, int(str(oid), 16) % CLOCKS)}, {"$inc": {"n": 1}}, upsert=True)
 
     # -- title vectors (the backfill; posts.workers) -------------------------------------------
 
@@ -112,7 +114,38 @@ class PostRepository(Repository):
         if writes:
             self.write(None, writes)
 
-    # -- the query index's reads ------------------------------------------------------------
+    # -- the read engines' queries (posts.reads) ---------------------------------------------
+
+    def page_cursor(self, slug: str, filters, sort: str, offset: int, limit: int, roadmap: bool = False) -> Cursor:
+        """A page of a list (``filters``: posts.reads.Filters) in ``sort`` order, unexecuted.
+
+        Its filter starts with the equality prefix of one of the compound indexes of
+        ``posts.models.Post`` (the population's), whose next keys are the sort's, so on real
+        MongoDB it walks that index in order and stops at the page."""
+        query: dict = {"workspace": slug}
+        if filters.manager:
+            query["mergedInto"] = None
+            if filters.moderation is not None:
+                query["moderationState"] = filters.moderation
+        else:
+            query["listed"] = True
+        if filters.status is not None:
+            query["statusSlug"] = filters.status
+        if filters.board is not None:
+            query["boardId"] = filters.board
+        if filters.words:
+            query["terms"] = {"$all": list(filters.words)}
+        projection = {"title": 1, "voteCount": 1} if roadmap else WITHOUT_TERMS
+        return self.posts.find(query, projection=projection, sort=contract.SORTS[sort], skip=offset, limit=limit,
+                               batch_size=max(1, limit))
+
+    def sharing_terms(self, slug: str, terms: list[str], manager: bool, board: str | None, most: int) -> list[dict]:
+        """At most ``most`` posts sharing a search term (a search while the workspace's index
+        is being built)."""
+        query: dict = {"workspace": slug, "terms": {"$in": terms}, **({"mergedInto": None} if manager else {"listed": True})}
+        if board is not None:
+            query["boardId"] = board
+        return list(self.posts.find(query, projection=INDEXED, limit=most))
 
     def index_source(self, slug: str) -> tuple[Iterable[dict], dict[str, int]]:
         """What a workspace's query index is built from: its change clocks, read first (so a
@@ -121,19 +154,11 @@ class PostRepository(Repository):
         clocks = self.clocks(slug)
         return self.posts.find({"workspace": slug}, projection=INDEXED, batch_size=1000), clocks
 
-    def clocks(self, slug: str) -> dict[str, int]:
-        return {d["_id"]: d.get("n", 0) for d in self.posts.find({"_id": {"$in": clock_ids(slug)}})}
+    def count_posts(self, slug: str) -> int:
+        return self.posts.count_documents({"workspace": slug})
 
-    def page_with_clocks(self, slug: str, oids: list[ObjectId]) -> tuple[dict[ObjectId, dict], dict[str, int]]:
-        """The documents of a page and the workspace's change clocks, in one query."""
-        found = self.posts.find({"_id": {"$in": [*oids, *clock_ids(slug)]}}, projection=WITHOUT_TERMS)
-        docs, clocks = {}, {}
-        for d in found:
-            if isinstance(d["_id"], str):
-                clocks[d["_id"]] = d.get("n", 0)
-            else:
-                docs[d["_id"]] = d
-        return docs, clocks
+    def clocks(self, slug: str) -> dict[str, int]:
+        return {d["_id"]: d.get("n", 0) for d in self.clock_docs.find({"_id": {"$in": clock_ids(slug)}})}
 
     def changed_since(self, slug: str, changed_at: int) -> list[dict]:
         return list(self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED))

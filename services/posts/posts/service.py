@@ -21,11 +21,9 @@ others are merged into is 409; a post into itself 400.
 
 from __future__ import annotations
 
-import gc
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Callable
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -35,9 +33,9 @@ from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from common.ids import now, object_id
 from common.validation import check
-from posts import access, contract, embeddings, schemas, shapes, similarity, text
+from posts import access, contract, embeddings, schemas, shapes, text
 from posts.config import PostsConfig
-from posts.query_index import Entry, QueryIndexes, WorkspaceIndex, oid_hex
+from posts.reads import Filters, Reads, open_reads
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 
@@ -67,12 +65,12 @@ class NotVoted(Exception):
 
 class PostService:
     def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig,
-                 embedder: embeddings.LazyEmbedder | None = None):
+                 embedder: embeddings.LazyEmbedder | None = None, reads: Reads | None = None):
         self.repo = repo
         self.workspaces = workspaces
         self.config = config
         self.embedder = embedder  # None: semantic search is off (POSTS_SEMANTIC_SEARCH)
-        self.indexes = QueryIndexes(self._build_index)
+        self.reads = reads if reads is not None else open_reads(repo, config)  # POSTS_READ_ENGINE
 
     # -- who may ------------------------------------------------------------------------------
 
@@ -142,68 +140,19 @@ class PostService:
             if board is None:
                 return {"items": []}  # a filter on a board that does not exist matches nothing
             board_id = board["id"]
-        words = text.word_terms(query.q) if query.q else []
-
-        def page(index: WorkspaceIndex) -> list[Entry]:
-            return index.page(
-                query.sort, manager, query.offset, query.limit,
-                board=board_id, status=query.status, moderation=query.moderation if manager else None, words=words,
-            )
-
-        docs = self._fetch(slug, page)
+        words = tuple(text.word_terms(query.q)) if query.q else ()
+        filters = Filters(manager=manager, board=board_id, status=query.status,
+                          moderation=query.moderation if manager else None, words=words)
+        docs = self.reads.page(slug, filters, query.sort, query.limit, query.offset)
         return {"items": self._shape(caller, slug, ws, docs)}
 
-    def _fetch(self, slug: str, select: Callable[[WorkspaceIndex], list[Entry]]) -> list[dict]:
-        """The documents of the posts ``select`` picks from the workspace's query index, in its
-        order, and fresh: the query that fetches them also reads the change clocks, and when one
-        moved since the index last looked, it catches up and picks again."""
-        index = self.indexes.get(slug)
-        entries = select(index)
-        docs, clocks = self.repo.page_with_clocks(slug, [ObjectId(oid_hex(e.oid)) for e in entries])
-        if self._catch_up(slug, index, clocks):
-            entries = select(index)
-            missing = [ObjectId(oid_hex(e.oid)) for e in entries if ObjectId(oid_hex(e.oid)) not in docs]
-            if missing:
-                docs.update(self.repo.posts_by_id(missing))
-        ordered = (docs.get(ObjectId(oid_hex(e.oid))) for e in entries)
-        return [d for d in ordered if d is not None]
-
-    def _catch_up(self, slug: str, index: WorkspaceIndex, clocks: dict[str, int]) -> bool:
-        """Apply the posts changed since the index last looked, if a change clock moved. One
-        catch-up at a time per index: requests that saw the same clocks move wait for it
-        rather than each reading (and applying) the same changes."""
-        def behind() -> bool:  # clocks only move forward
-            return any(index.clocks.get(c, 0) < n for c, n in clocks.items())
-
-        if not behind():
-            return False
-        with index.catching_up:
-            if behind():
-                for doc in self.repo.changed_since(slug, index.watermark):
-                    index.apply(doc)
-                for clock, n in clocks.items():
-                    index.clocks[clock] = max(index.clocks.get(clock, 0), n)
-        return True
-
-    def _build_index(self, slug: str) -> WorkspaceIndex:
-        docs, clocks = self.repo.index_source(slug)
-        index = WorkspaceIndex(docs, clocks)
-        # The index is hundreds of thousands of long-lived objects: out of the garbage
-        # collector's full passes, which would otherwise walk them all, often, under load.
-        gc.freeze()
-        return index
-
     def warm_up(self) -> None:
-        """Build every known workspace's query index (an API process does it at start, so
-        first requests find it built; one that comes first waits for that build only), and
-        loads the sentence model, so the first search does not wait for it either."""
+        """Load the sentence model (an API process does it at start, in the background), so the
+        first search does not wait for it. Query indexes are built on first use, in the
+        background too (posts.reads.cache)."""
         if self.embedder is not None:
             self.embedder.get()
-        for slug in self.workspaces.known():
-            try:
-                self.indexes.get(slug)
-            except Exception:  # noqa: BLE001 - a request builds it later; warming up is best effort
-                log.warning("could not build the query index of %s at start", slug, exc_info=True)
+        self.reads.start()
 
     def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)
@@ -266,20 +215,6 @@ class PostService:
         vector = self.embedder.titles([title])[0]
         return {"embedding": embeddings.to_stored(vector), "embeddingModel": embeddings.MODEL}
 
-    def posts_without_vector(self) -> int:
-        """How many posts (of every workspace) have no title vector of the current model."""
-        return self.repo.count_without_vector(embeddings.MODEL)
-
-    def backfill_vectors(self, after: ObjectId, limit: int) -> tuple[int, ObjectId | None]:
-        """Give the next ``limit`` posts after ``after`` that have no title vector one; returns
-        how many, and the last one's _id (where the next batch starts)."""
-        posts = self.repo.without_vector(embeddings.MODEL, after, limit)
-        if not posts:
-            return 0, None
-        vectors = self.embedder.titles([p["title"] for p in posts])
-        self.repo.store_vectors(embeddings.MODEL, [(p, embeddings.to_stored(v)) for p, v in zip(posts, vectors)])
-        return len(posts), posts[-1]["_id"]
-
     def search(self, caller: auth.Caller, slug: str, q: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
         q = q.strip()
@@ -297,17 +232,10 @@ class PostService:
                 return {"items": []}
             board_id = found["id"]
         manager = access.is_manager(caller, slug)
-        scored: list[tuple[float, int]] = []
-
-        def best(index: WorkspaceIndex) -> list[Entry]:
-            matches = similarity.rank(index, q, query_vector, manager=manager, board=board_id,
-                                      lexical_candidates=self.config.lexical_candidates)
-            top = [m for m in matches if m.similarity >= self.config.min_similarity][:limit]
-            scored[:] = [(m.similarity, m.entry.oid) for m in top]
-            return [m.entry for m in top]
-
-        docs = self._fetch(slug, best)
-        scores = {oid_hex(oid): s for s, oid in scored}
+        matches = self.reads.search_candidates(slug, q, query_vector, manager, board_id, self.config.lexical_candidates)
+        top = [m for m in matches if m.similarity >= self.config.min_similarity][:limit]
+        docs = self.reads.documents([ObjectId(f"{m.entry.oid:024x}") for m in top])
+        scores = {f"{m.entry.oid:024x}": m.similarity for m in top}
         return {"items": [{**item, "similarity": round(scores[item["id"]], 4)} for item in self._shape(caller, slug, ws, docs)]}
 
     def roadmap(self, caller: auth.Caller, slug: str, board: str | None, limit: int) -> dict:
@@ -319,10 +247,8 @@ class PostService:
                 return {"columns": [{"status": ws.status_shape(s["slug"]), "items": []} for s in ws.statuses if s.get("roadmap", True)]}
             board_id = found["id"]
         shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
-        index = self.indexes.get(slug)
-        self._catch_up(slug, index, self.repo.clocks(slug))
-        columns = index.roadmap(shown, board_id, limit)  # public: listed posts only
-        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(e) for e in columns[s]]} for s in shown]}
+        columns = self.reads.roadmap(slug, shown, board_id, limit)  # public: listed posts only
+        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(d) for d in columns[s]]} for s in shown]}
 
     def stats(self, caller: auth.Caller, slug: str, board: str | None, stalled_days: int, top: int) -> dict:
         """Board statistics over the posts the caller's lists show (listed ones; for managers

@@ -84,6 +84,6 @@ def stalled(doc: dict, manager: bool, at: datetime) -> dict:
     return {**brief(doc, manager), "lastCommentAt": iso(doc["lastCommentAt"]), "daysWaiting": (at - doc["lastCommentAt"]).days}
 
 
-def roadmap_entry(entry) -> dict:
-    """A roadmap item, from the query index's entry of the post (posts.query_index.Entry)."""
-    return {"id": f"{entry.oid:024x}", "title": entry.title, "voteCount": entry.votes}
+def roadmap_entry(doc: dict) -> dict:
+    """A roadmap item, from what the read engine returns of the post (posts.reads.Reads.roadmap)."""
+    return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0)}

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from posts import text
-from posts.query_index import Entry, WorkspaceIndex
+from posts.reads.index import Entry, WorkspaceIndex
 
 # logistic(a * score + b), fitted on the tuning set only (bench/data/duplicates.json at 10,000
 # posts); the held-out check is in docs/benchmarks.md, "Similar posts".

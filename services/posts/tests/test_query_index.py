@@ -20,11 +20,6 @@ WORDS = ["export", "slack", "dark", "login", "mobile", "search"]
 
 
 @pytest.fixture(scope="module")
-def context(service_context):
-    return service_context("posts")
-
-
-@pytest.fixture(scope="module")
 def board(context):
     slug = f"idx-{uuid.uuid4().hex[:8]}"
     context.workspaces.apply(
@@ -136,9 +131,9 @@ def test_a_write_through_one_process_is_read_at_once_through_another(context, bo
 def test_a_rare_filter_on_a_deep_order_is_answered_from_its_sets(context, board):
     rare = context.service.create(manager(board), board, {"boardSlug": "board-2", "title": "Oldest rare", "content": "x"})
     context.service.update(manager(board), board, rare["id"], {"statusSlug": "complete"})
-    from posts import query_index
+    from posts.reads import index as query_index
 
-    index = context.service.indexes.get(board)
+    index = context.service.reads.cache.fresh(board)
     saved = query_index.WALK_MIN, query_index.WALK_PER_ITEM
     query_index.WALK_MIN, query_index.WALK_PER_ITEM = 3, 1  # force the sparse path
     try:

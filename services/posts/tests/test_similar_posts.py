@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from posts import backfill, embeddings, similarity
-from posts.query_index import Vectors
+from posts.reads.index import Vectors
 from posts.service import PostService
 
 from .helpers import manager
@@ -104,7 +104,7 @@ def test_with_the_model_off_search_is_lexical(context, slug):
     assert DARK not in titles(lexical.search(manager(slug), slug, DARK_PARAPHRASE, None, 5))
     assert titles(lexical.search(manager(slug), slug, "dark theme please", None, 5))[0] == DARK
     # Posts written with the model off have no vector; the backfill gives them one.
-    assert context.service.posts_without_vector() >= len(OTHERS) + 1
+    assert backfill.Backfill(context.service.repo, context.service.embedder).remaining() >= len(OTHERS) + 1
 
 
 def test_a_title_edit_moves_its_vector(context, slug):
@@ -119,22 +119,23 @@ def test_the_backfill_embeds_every_post_and_resumes_where_it_was_stopped(context
     for title in [DARK, *OTHERS] * 3:
         create(lexical, slug, title)
     service = context.service
+    worker = backfill.Backfill(service.repo, service.embedder)
     stop = threading.Event()
-    first_batch = service.backfill_vectors
+    first_batch = worker.batch
 
     def stop_after_one_batch(after, limit):
         stop.set()  # as if the worker were stopped while embedding this batch
         return first_batch(after, limit)
 
-    service.backfill_vectors = stop_after_one_batch
+    worker.batch = stop_after_one_batch
     try:
-        assert backfill.backfill(service, service.posts_without_vector(), 4, stop) == 4
+        assert backfill.backfill(worker, worker.remaining(), 4, stop) == 4
     finally:
-        del service.backfill_vectors
-    left = service.posts_without_vector()
+        del worker.batch
+    left = worker.remaining()
     assert left > 0
-    assert backfill.backfill(service, left, 4, threading.Event()) == left
-    assert service.posts_without_vector() == 0
+    assert backfill.backfill(worker, left, 4, threading.Event()) == left
+    assert worker.remaining() == 0
     assert titles(service.search(manager(slug), slug, DARK_PARAPHRASE, None, 1)) == [DARK]
 
 

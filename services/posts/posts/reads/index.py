@@ -1,6 +1,6 @@
-"""The posts service's query index: what lists, the roadmap and search need of every post,
-in memory, per workspace, so their cost does not grow with the board (docs/services/posts.md,
-"Board-scale reads").
+"""The in-memory query index of one workspace (the ``memory`` read engine's cache entries, and
+the search candidates of both engines): what lists, the roadmap and search need of every post,
+so their cost does not grow with the board (docs/services/posts.md, "Reads").
 
 A workspace's index holds each post's filters (board, status, moderation state, whether it is
 listed or merged), sort keys (created, votes, comments), title and search features, and keeps
@@ -10,10 +10,11 @@ applied while walking it, and a filter that matches too few posts for the walk t
 soon, or whose smallest set is small against the order, is answered from its sets instead (so
 a rare filter costs what it matches, a common one what the page needs). The page's documents are then fetched by ``_id``.
 
-The index is built from the posts collection the first time a workspace is asked for, and
-kept current by the service (``posts.service``): each post write stamps the post's
-``changedAt`` and moves one of the workspace's change clocks, and each read checks the clocks
-in the same query that fetches its page, catching up on the posts changed since when one moved.
+The index is built from the posts collection in the background the first time a workspace is
+asked for, and kept current by its cache (``posts.reads.cache``): each post write stamps the
+post's ``changedAt`` and moves one of the workspace's change clocks, and each read checks the
+clocks first, catching up on the posts changed since when one moved. Without its sorted
+orders (``ordered=False``) it holds what search needs only: the ``mongo`` engine's cache.
 """
 
 from __future__ import annotations
@@ -165,11 +166,12 @@ class Vectors:
 class WorkspaceIndex:
     """One workspace's posts. Safe across threads: one lock guards every change and read."""
 
-    def __init__(self, docs: Iterable[dict], clocks: dict[str, int]):
+    def __init__(self, docs: Iterable[dict], clocks: dict[str, int], ordered: bool = True):
         self.lock = threading.RLock()
         self.catching_up = threading.Lock()  # one catch-up at a time; the others wait for it
         self.entries: dict[int, Entry] = {}
-        self.orders = {(pop, sort): SortedList() for pop in (LISTED, OPEN) for sort in SORTS}
+        # Only the memory engine pages from the index; search needs no order.
+        self.orders = {(pop, sort): SortedList() for pop in (LISTED, OPEN) for sort in SORTS} if ordered else {}
         self.members: dict[str, set[int]] = {LISTED: set(), OPEN: set()}
         self.by_board: dict[str, set[int]] = {}
         self.by_status: dict[str, set[int]] = {}
@@ -207,7 +209,7 @@ class WorkspaceIndex:
         self.entries[e.oid] = e
         for pop in e.populations():
             self.members[pop].add(e.oid)
-            if ordered:
+            if ordered and self.orders:
                 for sort, key in SORTS.items():
                     self.orders[(pop, sort)].add(key(e))
         self.by_board.setdefault(e.board, set()).add(e.oid)
@@ -220,8 +222,9 @@ class WorkspaceIndex:
         del self.entries[e.oid]
         for pop in e.populations():
             self.members[pop].discard(e.oid)
-            for sort, key in SORTS.items():
-                self.orders[(pop, sort)].remove(key(e))
+            if self.orders:
+                for sort, key in SORTS.items():
+                    self.orders[(pop, sort)].remove(key(e))
         self.by_board[e.board].discard(e.oid)
         self.by_status[e.status].discard(e.oid)
         self.by_moderation[e.moderation].discard(e.oid)
@@ -326,28 +329,22 @@ class WorkspaceIndex:
     def size(self) -> int:
         return len(self.entries)
 
-
-class QueryIndexes:
-    """Every workspace's index in this process, each built once, on first use (single flight:
-    concurrent first requests wait for one build)."""
-
-    def __init__(self, build: Callable[[str], WorkspaceIndex]):
-        self.build = build
-        self._indexes: dict[str, WorkspaceIndex] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def get(self, slug: str) -> WorkspaceIndex:
-        index = self._indexes.get(slug)
-        if index is not None:
-            return index
-        with self._lock:
-            lock = self._locks.setdefault(slug, threading.Lock())
-        with lock:
-            index = self._indexes.get(slug)
-            if index is None:
-                index = self._indexes[slug] = self.build(slug)
-            return index
-
-    def posts(self) -> int:
-        return sum(i.size() for i in self._indexes.values())
+    def footprint(self) -> int:
+        """The bytes this index holds, measured by walking its structures (the objects shared
+        with others, interned terms and small ints, are not counted). Walking costs about a
+        microsecond per post: the cache measures an index once when built, then scales by its
+        number of posts."""
+        size = sys.getsizeof
+        with self.lock:
+            total = size(self.entries) + sum(size(m) for m in self.members.values())
+            for e in self.entries.values():
+                total += size(e) + size(e.oid) + size(e.title) + size(e.terms) + size(e.title_terms)
+            for order in self.orders.values():
+                # A SortedList keeps its keys in sublists, plus a "maxes" list and an index.
+                total += sum(size(part) for part in order._lists) + size(order._maxes) + size(order._index)
+                total += sum(size(k) for part in order._lists for k in part)
+            for sets in (self.by_board, self.by_status, self.by_moderation, self.postings):
+                total += size(sets) + sum(size(s) for s in sets.values())
+            v = self.vectors
+            total += v.matrix.nbytes + size(v.row_of) + size(v.oid_at) + size(v.free)
+            return total
