@@ -158,16 +158,22 @@ class PostRepository(Repository):
         return self.posts.count_documents({"workspace": slug})
 
     def clocks(self, slug: str) -> dict[str, int]:
-        return {d["_id"]: d.get("n", 0) for d in self.clock_docs.find({"_id": {"$in": clock_ids(slug)}})}
+        return {d["_id"]: d.get("n", 0) for d in self.clocks_cursor(slug)}
 
-    def changed_since(self, slug: str, changed_at: int) -> list[dict]:
-        return list(self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED))
+    def clocks_cursor(self, slug: str) -> Cursor:
+        return self.clock_docs.find({"_id": {"$in": clock_ids(slug)}})
+
+    def changed_since(self, slug: str, changed_at: int) -> Cursor:
+        return self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED)
 
     def find_post(self, slug: str, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
         return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=session)
 
     def posts_by_id(self, oids: list[ObjectId]) -> dict[ObjectId, dict]:
-        return {d["_id"]: d for d in self.posts.find({"_id": {"$in": oids}}, projection=WITHOUT_TERMS)}
+        return {d["_id"]: d for d in self.posts_cursor(oids)}
+
+    def posts_cursor(self, oids: list[ObjectId]) -> Cursor:
+        return self.posts.find({"_id": {"$in": oids}}, projection=WITHOUT_TERMS)
 
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         return {str(d["_id"]) for d in self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
