@@ -1,0 +1,177 @@
+"""The posts API's bounded memory and cold start (docs/services/posts.md, "Reads").
+
+    .venv/bin/python bench/reads_bench.py [--workspaces 2000] [--posts 200000] [--budget 256]
+                                          [--reads 3000] [--start-size 50000]
+
+Starts its own platform on the default install with one posts API process (WEB_CONCURRENCY=1,
+the memory engine), seeds ``--posts`` posts over ``--workspaces`` workspaces (written straight
+to the database with the service's own document builder, title vectors included) and one
+workspace of ``--start-size`` posts, then prints figures only:
+
+- memory: ``--reads`` lists (sort=top, 20 a page) spread over the workspaces by a Zipf law
+  (s = 1.1: a few hot workspaces, a long tail), one at a time, with POSTS_INDEX_MEMORY_MB =
+  ``--budget``; then the same reads again with a budget nothing reaches (every workspace kept,
+  as the process did before the cache was bounded). For each: the worker's RSS (the sentence
+  model included), the p50/p95 of the lists of the hottest 10% of workspaces, and their ratio;
+- start: the posts API process restarted, then 20 lists of the ``--start-size`` workspace as
+  soon as it is healthy: p50/p95/max of those first reads (answered by the database while
+  its index builds in the background), and how long until the index answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import urllib3
+
+from harness import NO_RATE_LIMITS, machine, process_tree, rss_mb, wait_up
+from posts_bench import generated_post
+
+STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
+
+
+def p50_p95(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return 1000 * statistics.median(ordered), 1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workspaces", type=int, default=2000)
+    parser.add_argument("--posts", type=int, default=200_000)
+    parser.add_argument("--budget", type=float, default=256)
+    parser.add_argument("--reads", type=int, default=3000)
+    parser.add_argument("--start-size", type=int, default=50_000)
+    args = parser.parse_args()
+
+    from pymongo import MongoClient
+
+    from common import auth
+    from common.devstack import LocalStack
+    from common.ids import now
+    from posts import embeddings
+    from posts.service import new_post
+
+    print(f"machine: {machine()}")
+    env = {**NO_RATE_LIMITS, "WEB_CONCURRENCY": "1", "POSTS_READ_ENGINE": "memory", "POSTS_INDEX_MEMORY_MB": str(args.budget)}
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="reads-bench-")), extra_env=env)
+    stack.start()
+    http = urllib3.PoolManager(maxsize=4)
+    embedder = embeddings.LazyEmbedder()
+    db = MongoClient(stack.mongodb_uri)["feedback_posts"]
+    vectors: dict[str, bytes] = {}
+    try:
+
+        def call(method, path, body=None, key=None):
+            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+            r = http.request(method, stack.url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
+            assert r.status < 300, (path, r.status, r.data[:300])
+            return json.loads(r.data or b"null")
+
+        def seed(slug: str, size: int, rng: random.Random) -> None:
+            key = call("POST", "/workspaces", {"slug": slug, "name": slug}, stack.admin_token)["apiKey"]
+            board = call("POST", f"/workspaces/{slug}/boards", {"slug": "features", "name": "Features"}, key)
+            manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
+            seeds = [generated_post(rng) for _ in range(size)]
+            new = sorted({t for t, _ in seeds} - set(vectors))
+            vectors.update(zip(new, (embeddings.to_stored(v) for v in embedder.titles(new))) if new else ())
+            t0, batch = now(), []
+            for i, (title, content) in enumerate(seeds):
+                stored = {"embedding": vectors[title], "embeddingModel": embeddings.MODEL}
+                doc = new_post(slug, board["id"], title, content, rng.choice(STATUSES), manager, **stored)
+                doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=size - i)
+                doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
+                batch.append(doc)
+                if len(batch) == 5000:
+                    db.posts.insert_many(batch)
+                    batch = []
+            if batch:
+                db.posts.insert_many(batch)
+
+        rng = random.Random(20)
+        run = uuid.uuid4().hex[:4]
+        slugs = [f"z{run}-{i}" for i in range(args.workspaces)]
+        per = args.posts // args.workspaces
+        started = time.perf_counter()
+        for slug in slugs:
+            seed(slug, per, rng)
+        big = f"start-{run}"
+        seed(big, args.start_size, rng)
+        print(f"seeded {args.posts} posts over {args.workspaces} workspaces and {args.start_size} in one, "
+              f"in {time.perf_counter() - started:.0f} s", flush=True)
+
+        weights = [1 / (rank + 1) ** 1.1 for rank in range(len(slugs))]
+        hot = set(slugs[: max(1, len(slugs) // 10)])  # rank order: the hottest first
+        order = rng.choices(slugs, weights=weights, k=args.reads)
+        api = stack.processes["posts-api"]
+        port = stack.service_ports["posts"]
+
+        def worker_rss() -> float:
+            workers = [p for p in process_tree(api.popen.pid) if p != api.popen.pid]
+            return max(rss_mb(p) for p in workers or [api.popen.pid])
+
+        def restart(budget: float) -> float:
+            api.stop()
+            api.env["POSTS_INDEX_MEMORY_MB"] = str(budget)
+            t = time.perf_counter()
+            api.start()
+            wait_up(f"http://127.0.0.1:{port}/healthz", timeout=120)
+            return time.perf_counter() - t
+
+        figures = {}
+        for label, budget in ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000)):
+            restart(budget)
+            call("GET", f"/workspaces/{slugs[0]}/posts/search?q=export")  # loads the sentence model
+            hot_times, rss_peak = [], 0.0
+            for i, slug in enumerate(order):
+                t = time.perf_counter()
+                call("GET", f"/workspaces/{slug}/posts?limit=20&sort=top")
+                if slug in hot and i >= len(order) // 2:  # the second half: the cache has settled
+                    hot_times.append(time.perf_counter() - t)
+                if i % 200 == 0:
+                    rss_peak = max(rss_peak, worker_rss())
+            figures[label] = (max(rss_peak, worker_rss()), *p50_p95(hot_times))
+            print(f"{label}: done", flush=True)
+
+        restart(args.budget)
+        up = time.perf_counter()
+        first = []
+        for _ in range(20):
+            t = time.perf_counter()
+            call("GET", f"/workspaces/{big}/posts?limit=20&sort=top")
+            first.append(time.perf_counter() - t)
+        since_healthy = time.perf_counter() - up
+        indexed = None
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline:  # the index answers once a list is as fast as the hot ones
+            t = time.perf_counter()
+            call("GET", f"/workspaces/{big}/posts?limit=20&sort=top")
+            if time.perf_counter() - t < 0.02:
+                indexed = time.perf_counter() - up
+                break
+            time.sleep(0.2)
+
+        print(f"\nmemory engine, one posts API process, {args.posts} posts over {args.workspaces} workspaces, "
+              f"{args.reads} lists spread by a Zipf law (s=1.1):")
+        base = figures["unbounded (as before)"][2]
+        for label, (rss, p50, p95) in figures.items():
+            print(f"  {label:24} worker RSS (model included) {rss:6.0f} MB; lists of the hottest 10%: "
+                  f"p50 {p50:5.1f} ms, p95 {p95:5.1f} ms ({p95 / base:4.2f}x the unbounded p95)")
+        p50, p95 = p50_p95(first)
+        print(f"start: the first 20 lists of the {args.start_size}-post workspace after the process is healthy: "
+              f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {1000 * max(first):.0f} ms, all 20 within {since_healthy:.2f} s")
+        print("  its index answered after " + (f"{indexed:.1f} s" if indexed is not None else "more than 120 s"))
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()
