@@ -5,7 +5,7 @@ distractors. Prints figures only.
     .venv/bin/python bench/search_bench.py        # part of `make bench`; about 3 minutes
 
 What it runs is the service's own ranking (``posts.similarity.rank`` on a
-``posts.query_index.WorkspaceIndex``, vectors from ``posts.embeddings``), in this process: the
+``posts.reads.index.WorkspaceIndex``, vectors from ``posts.embeddings``), in this process: the
 latency through the gateway is ``bench/scale_bench.py``'s.
 
 - Sets: TUNING = bench/data/duplicates.json (a synonym table, since removed, was written with it in view),
@@ -46,7 +46,7 @@ CACHE = HERE.parent / ".cache" / "search-bench"
 
 from posts import embeddings, similarity, text  # noqa: E402
 from posts.config import PostsConfig  # noqa: E402
-from posts.query_index import WorkspaceIndex  # noqa: E402
+from posts.reads.index import WorkspaceIndex  # noqa: E402
 
 N_POSTS = 10_000
 SEED = 7
