@@ -11,6 +11,14 @@ a request that failed for want of the database can be retried under the same key
 The key is claimed before the request runs and its answer stored after the write committed:
 a process that dies between the two leaves the key claimed, and after ``CLAIM_SECONDS`` a
 retry runs the request again (the rare case where a retry may repeat a write).
+
+Answers that hold a secret shown only once (a new workspace's first key, a new API key, a
+webhook signing secret) are never stored: the code that puts the secret in an answer returns it
+as :class:`ShownOnce`, a ``dict`` carrying a notice that says what was created and how to find
+it or get a new secret. Only the status and that notice are kept, and a retry with the same key
+and body gets 409 ``{"error": ...}`` with the notice instead of the first answer: the resource
+exists once, and its secret is not repeated. (Records stored before this rule age out within
+``IDEMPOTENCY_SECONDS``.)
 """
 
 from __future__ import annotations
@@ -28,6 +36,15 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 COLLECTION = "idempotency_keys"
 CLAIM_SECONDS = 60
 KEY = re.compile(r"[\x21-\x7e]{1,255}")  # printable ASCII, no spaces
+
+
+class ShownOnce(dict):
+    """A response body holding a secret shown only once. ``notice`` says what was created and
+    how to find it (or get a new secret); a retry of the request answers it in a 409."""
+
+    def __init__(self, body: dict, notice: str):
+        super().__init__(body)
+        self.notice = notice
 
 
 class Idempotency:
@@ -56,6 +73,11 @@ class Idempotency:
                 self.keys.replace_one({"_id": record_id}, claim, upsert=True)  # expired: a new key
             elif record["fingerprint"] != fingerprint:
                 raise UnprocessableEntity(f"this {HEADER} was used with a different request; use a new key") from None
+            elif "shownOnce" in record:
+                raise Conflict(
+                    f"a request with this {HEADER} already succeeded; its answer held a secret that is shown "
+                    f"only once, so it is not repeated: {record['shownOnce']}"
+                ) from None
             elif "status" in record:
                 resp.status = record["status"]
                 resp.content_type = record.get("contentType") or resp.content_type
@@ -75,6 +97,10 @@ class Idempotency:
             return
         if resp.status_code >= 500:
             self.keys.delete_one({"_id": record_id})  # not an answer to keep: the retry may run
+            return
+        if isinstance(resp.media, ShownOnce):
+            # The secret must not reach the database: keep that the request succeeded, and the notice.
+            self.keys.update_one({"_id": record_id}, {"$set": {"status": resp.status, "shownOnce": resp.media.notice}})
             return
         body = resp.render_body() or b""
         self.keys.update_one(
