@@ -24,7 +24,7 @@ ALIAS = "webhooks"
 
 
 class Secret(EmbeddedDocument):
-    key = StringField(required=True)  # whsec_<base64>; needed to sign, so stored as is
+    key = StringField(required=True)  # whsec_<base64>, sealed (common.secretbox): the sender reads it back to sign
     createdAt = DateTimeField(required=True)
     expiresAt = DateTimeField(null=True)  # set on the old secret when it is rotated out
 
@@ -45,6 +45,7 @@ class Endpoint(Document):
         "collection": "endpoints",
         "indexes": [("workspace", "disabled"), ("workspace", "createdAt")],
     }
+    SEALED = ("secrets.key",)  # what ``feedback reseal-secrets`` rewrites
 
 
 class Attempt(EmbeddedDocument):

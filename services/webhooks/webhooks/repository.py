@@ -9,6 +9,10 @@ lease and stamping its ``claim`` token, in one conditional update per document, 
 dispatchers never both win the same attempt. Outcomes are written only where the token still
 matches. If the dispatcher dies, the due time passes and any live dispatcher takes the
 delivery over.
+
+Signing secrets are stored sealed (:mod:`common.secretbox`): every endpoint this module
+writes has its ``secrets[].key`` sealed, and every endpoint it returns has them opened, so
+the rules and the sender see the secrets they sign with and the database never holds one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from bson import ObjectId
 from common.db import Store, Update, new_document
 from common.ids import now
 from common.repository import Repository
+from common.secretbox import SecretBox, default_box
 from pymongo import ReturnDocument, UpdateOne
 from pymongo.client_session import ClientSession
 from pymongo.errors import BulkWriteError
@@ -33,10 +38,21 @@ DUPLICATE_KEY = 11000
 
 
 class WebhookRepository(Repository):
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, box: SecretBox | None = None):
         super().__init__(store, contract.TOPIC)
+        self.box = box or default_box()
         self.endpoints = Endpoint._get_collection()
         self.deliveries = Delivery._get_collection()
+
+    # -- sealed secrets ---------------------------------------------------------------------
+
+    def _sealed(self, secrets: list[dict]) -> list[dict]:
+        return [{**s, "key": self.box.seal(s["key"])} for s in secrets]
+
+    def _opened(self, doc: dict | None) -> dict | None:
+        if doc is None or "secrets" not in doc:
+            return doc
+        return {**doc, "secrets": [{**s, "key": self.box.open(s["key"])} for s in doc["secrets"]]}
 
     # -- transactions -----------------------------------------------------------------------
 
@@ -51,20 +67,22 @@ class WebhookRepository(Repository):
         return self.endpoints.count_documents({"workspace": slug})
 
     def insert_endpoint(self, doc: dict) -> None:
-        self.endpoints.insert_one(doc)
+        self.endpoints.insert_one({**doc, "secrets": self._sealed(doc.get("secrets", []))})
 
     def endpoints_of(self, slug: str) -> list[dict]:
-        return list(self.endpoints.find({"workspace": slug}, sort=[("createdAt", 1), ("_id", 1)]))
+        return [self._opened(e) for e in self.endpoints.find({"workspace": slug}, sort=[("createdAt", 1), ("_id", 1)])]
 
     def find_endpoint(self, slug: str, oid: ObjectId) -> dict | None:
-        return self.endpoints.find_one({"_id": oid, "workspace": slug})
+        return self._opened(self.endpoints.find_one({"_id": oid, "workspace": slug}))
 
     def endpoint(self, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
-        return self.endpoints.find_one({"_id": oid}, session=session)
+        return self._opened(self.endpoints.find_one({"_id": oid}, session=session))
 
     def change_endpoint(self, oid: ObjectId, fields: dict) -> dict | None:
-        """Set ``fields``; the endpoint as changed, or None if it is gone."""
-        return self.endpoints.find_one_and_update({"_id": oid}, {"$set": fields}, return_document=ReturnDocument.AFTER)
+        """Set ``fields`` (secrets in clear); the endpoint as changed, or None if it is gone."""
+        if "secrets" in fields:
+            fields = {**fields, "secrets": self._sealed(fields["secrets"])}
+        return self._opened(self.endpoints.find_one_and_update({"_id": oid}, {"$set": fields}, return_document=ReturnDocument.AFTER))
 
     def disable_endpoint(self, oid: ObjectId, fields: dict) -> Update:
         """The write that disables an endpoint the same transaction read as enabled."""
@@ -80,11 +98,11 @@ class WebhookRepository(Repository):
         """The enabled endpoints of these workspaces, by workspace (one query)."""
         found: dict[str, list[dict]] = {}
         for e in self.endpoints.find({"workspace": {"$in": workspaces}, "disabled": False}):
-            found.setdefault(e["workspace"], []).append(e)
+            found.setdefault(e["workspace"], []).append(self._opened(e))
         return found
 
     def endpoints_by_id(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
-        return {e["_id"]: e for e in self.endpoints.find({"_id": {"$in": list(set(ids))}})}
+        return {e["_id"]: self._opened(e) for e in self.endpoints.find({"_id": {"$in": list(set(ids))}})}
 
     def start_failing(self, oid: ObjectId, at: datetime) -> None:
         """Start the endpoint's failing span, unless another outcome started it already."""

@@ -176,7 +176,7 @@ class WebhookService:
         doc = self.repo.change_endpoint(current["_id"], {"secrets": secrets, "updatedAt": at})
         if doc is None:
             raise NotFound(f"webhook {endpoint_id!r} not found")
-        return shapes.webhook_with_secret(doc)
+        return shapes.webhook_with_secret(doc, rotated=True)
 
     # -- deliveries -------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """Response shapes: ``Webhook``, ``WebhookWithSecret`` and ``Delivery`` of the OpenAPI document
 (this service's part: ``webhooks/openapi.yaml``). The endpoint carries the state a manager
 needs (``disabled``, ``disabledReason``, times); the secret appears only in the creation and
-rotation responses."""
+rotation responses, never kept for an ``Idempotency-Key`` retry (:class:`ShownOnce`)."""
 
+from common.idempotency import ShownOnce
 from common.ids import iso
 
 
@@ -18,8 +19,14 @@ def webhook(doc: dict) -> dict:
     }
 
 
-def webhook_with_secret(doc: dict) -> dict:
-    return {**webhook(doc), "secret": doc["secrets"][0]["key"]}
+def webhook_with_secret(doc: dict, rotated: bool = False) -> ShownOnce:
+    hook = webhook(doc)
+    rotate = f"POST /v1/workspaces/{doc['workspace']}/webhooks/{hook['id']}/rotate-secret"
+    done = f"the signing secret of webhook '{hook['id']}' was rotated" if rotated else f"webhook '{hook['id']}' was created"
+    return ShownOnce(
+        {**hook, "secret": doc["secrets"][0]["key"]},
+        f"{done}; its new signing secret is shown only once: if the answer was lost, get another with {rotate}",
+    )
 
 
 def attempt(doc: dict) -> dict:
