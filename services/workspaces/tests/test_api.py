@@ -1,7 +1,13 @@
 """The workspaces service through the gateway: shapes, status codes and error bodies of its routes."""
 
-import pytest
+import time
+from datetime import datetime, timedelta, timezone
 
+import jwt
+import pytest
+from pymongo import MongoClient
+
+from common.config import load_settings
 from testkit import assert_error, create_workspace, unique_slug
 
 SETTINGS_FIELDS = {
@@ -14,6 +20,7 @@ SETTINGS_FIELDS = {
     "anonComment": bool,
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
+    "ssoRequireAud": bool,
 }
 
 
@@ -60,7 +67,7 @@ def test_settings_patch_returns_every_field(api, workspace):
             "anonVote": True,
             "anonComment": False,
             "brandVoice": "Friendly and brief.",
-            "ssoSecret": "a-very-long-shared-secret",
+            "ssoSecret": "a-very-long-shared-secret-of-32-chars-or-more",
         },
     )
     assert r.status_code == 200, r.text
@@ -69,7 +76,7 @@ def test_settings_patch_returns_every_field(api, workspace):
     for name, kind in SETTINGS_FIELDS.items():
         assert isinstance(body[name], kind), name
     assert body["primaryColor"] == "#ff0066" and body["theme"] == "dark" and body["hidePoweredBy"] is True
-    assert body["ssoSecret"] == "a-very-long-shared-secret"
+    assert body["ssoSecret"] == "a-very-long-shared-secret-of-32-chars-or-more"
     again = api.get(f"{workspace.path}/settings", key=workspace.key).json()
     assert again == body
 
@@ -110,7 +117,7 @@ def test_settings_unknown_workspace_and_roles(api, workspace, other_workspace):
     assert_error(api.patch("/workspaces/no-such-ws/settings", key=workspace.key, json={"theme": "dark"}), 403)
     assert_error(api.patch(f"{workspace.path}/settings", json={"theme": "dark"}), 401)
     assert_error(api.patch(f"{workspace.path}/settings", key=other_workspace.key, json={"theme": "dark"}), 403)
-    user = workspace.user_token("u1")
+    user = workspace.user_token("u1", aud=workspace.slug)
     assert_error(api.patch(f"{workspace.path}/settings", user=user, json={"theme": "dark"}), 403)
     assert_error(api.get(f"{workspace.path}/settings", user=user), 403)
 
@@ -125,7 +132,7 @@ def test_unknown_workspace_is_404(api, admin_token):
 
 
 def test_branding_is_public_and_hides_secrets(api, workspace):
-    workspace.settings(primaryColor="#abcdef", theme="dark", hidePoweredBy=True, ssoSecret="another-long-secret-value")
+    workspace.settings(primaryColor="#abcdef", theme="dark", hidePoweredBy=True, ssoSecret="another-long-secret-value-of-32-chars-or-more")
     r = api.get(f"{workspace.path}/branding")
     assert r.status_code == 200
     body = r.json()
@@ -136,7 +143,7 @@ def test_branding_is_public_and_hides_secrets(api, workspace):
         "hidePoweredBy": True,
         "customDomain": None,
     }
-    assert "another-long-secret-value" not in r.text
+    assert "another-long-secret-value-of-32-chars-or-more" not in r.text
 
 
 def test_logo_is_set_on_the_workspace_not_in_settings(api, workspace):
@@ -255,7 +262,7 @@ def test_changelog_errors(api, workspace, other_workspace):
 
 
 def test_agent_context(api, workspace):
-    workspace.settings(brandVoice="Warm, plain words.", ssoSecret="a-secret-that-is-long-enough")
+    workspace.settings(brandVoice="Warm, plain words.", ssoSecret="a-secret-that-is-long-enough-for-hs256-tokens")
     board = workspace.board("ideas", "Ideas")
     for i in range(7):
         api.post(f"{workspace.path}/changelogs", key=workspace.key, json={"title": f"v{i}", "slug": f"v{i}", "content": f"notes {i}", "publish": True})
@@ -270,7 +277,7 @@ def test_agent_context(api, workspace):
     assert body["statuses"][0] == {"slug": "open", "name": "Open", "color": "#64748b"}
     assert [c["title"] for c in body["recentChangelogs"]] == ["v6", "v5", "v4", "v3", "v2"]
     assert body["recentChangelogs"][0] == {"title": "v6", "content": "notes 6"}
-    assert "secret draft" not in r.text and "a-secret-that-is-long-enough" not in r.text
+    assert "secret draft" not in r.text and "a-secret-that-is-long-enough-for-hs256-tokens" not in r.text
 
 
 def test_agent_context_errors(api, workspace, other_workspace):
@@ -296,6 +303,8 @@ def test_api_key_names_its_workspace_and_role(api, workspace, role):
         "prefix": created["prefix"],
         "createdAt": created["createdAt"],
         "revokedAt": None,
+        "expiresAt": None,
+        "parentKeyId": api.get("/api-key", key=workspace.key).json()["id"],
     }
 
 
@@ -307,3 +316,58 @@ def test_api_key_refuses_what_is_not_a_workspace_key(api, admin_token, workspace
     r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "soon revoked", "role": "read"}).json()
     assert api.delete(f"{workspace.path}/api-keys/{r['id']}", key=workspace.key).status_code == 200
     assert_error(api.get("/api-key", key=r["key"]), 401)
+
+
+# -- grants: short-lived keys derived from a key --------------------------------------------
+
+
+def test_a_grant_through_the_gateway_then_401_once_expired(api, stack, workspace):
+    r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "board session", "expiresInSeconds": 60})
+    assert r.status_code == 201, r.text
+    grant = r.json()
+    assert set(grant) == {"id", "name", "role", "prefix", "createdAt", "revokedAt", "expiresAt", "parentKeyId", "key"}
+    parent = api.get("/api-key", key=workspace.key).json()
+    assert grant["parentKeyId"] == parent["id"] and grant["role"] == "manager"
+    ends = datetime.fromisoformat(grant["expiresAt"].replace("Z", "+00:00"))
+    assert timedelta(seconds=55) <= ends - datetime.fromisoformat(grant["createdAt"].replace("Z", "+00:00")) <= timedelta(seconds=60)
+    listed = {k["id"]: k for k in api.get(f"{workspace.path}/api-keys", key=workspace.key).json()["items"]}
+    assert listed[grant["id"]]["expiresAt"] == grant["expiresAt"] and listed[grant["id"]]["parentKeyId"] == parent["id"]
+    # A minute passes, as far as the database knows: the grant's end is behind us. It was never
+    # presented before, so no gateway has a verdict on it cached.
+    settings = load_settings(stack.env())
+    with MongoClient(settings.mongodb_uri) as client:
+        past = datetime.now(timezone.utc) - timedelta(seconds=1)
+        client[settings.db_prefix + "workspaces"].api_keys.update_one({"keyId": grant["id"]}, {"$set": {"expiresAt": past}})
+    r = api.get("/api-key", key=grant["key"])
+    assert r.status_code == 401 and r.json() == {"error": "this API key has expired"}
+    assert_error(api.get(f"{workspace.path}/settings", key=grant["key"]), 401)
+
+
+def test_grant_rules_through_the_gateway(api, workspace):
+    base = f"{workspace.path}/api-keys"
+    for lifetime in (59, 86401, "60"):
+        assert "expiresInSeconds" in assert_error(api.post(base, key=workspace.key, json={"name": "g", "expiresInSeconds": lifetime}), 400)
+    writer = api.post(base, key=workspace.key, json={"name": "agent", "role": "write"}).json()
+    assert "higher" in assert_error(api.post(base, key=writer["key"], json={"name": "up", "role": "manager"}), 403)
+    child = api.post(base, key=writer["key"], json={"name": "down", "role": "read", "expiresInSeconds": 600})
+    assert child.status_code == 201 and child.json()["parentKeyId"] == writer["id"]
+    # A key revokes itself, and the keys derived from it go with it.
+    r = api.delete(f"{base}/{writer['id']}", key=writer["key"])
+    assert r.status_code == 200 and r.json()["revokedAt"] is not None
+    revoked = {k["id"]: k["revokedAt"] for k in api.get(base, key=workspace.key).json()["items"]}
+    assert revoked[writer["id"]] is not None and revoked[child.json()["id"]] is not None
+
+
+# -- generated SSO secrets ------------------------------------------------------------------
+
+
+def test_a_generated_sso_secret_through_the_gateway(api, workspace):
+    r = api.patch(f"{workspace.path}/settings", key=workspace.key, json={"ssoSecret": "generate"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert set(body) == set(SETTINGS_FIELDS) and body["ssoRequireAud"] is True and len(body["ssoSecret"]) >= 43
+    workspace.sso_secret = body["ssoSecret"]
+    no_aud = jwt.encode({"id": "u1", "exp": int(time.time()) + 600}, body["ssoSecret"], algorithm="HS256")
+    assert "'aud'" in assert_error(api.get(f"{workspace.path}/branding", user=no_aud), 401)
+    assert api.get(f"{workspace.path}/branding", user=workspace.user_token("u1", aud=workspace.slug)).status_code == 200
+    assert api.get(f"{workspace.path}/settings", key=workspace.key).json()["ssoSecret"] == body["ssoSecret"]

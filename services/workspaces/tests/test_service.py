@@ -4,18 +4,21 @@ test needs it)."""
 
 import time
 import uuid
+from datetime import timedelta
 
 import jwt
 import pytest
 
 from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
-from workspaces import contract
+from common.idempotency import ShownOnce
+from common.ids import now
+from workspaces import api_keys, contract
 from workspaces.service import WorkspaceService
 
 ADMIN = auth.Caller(kind=auth.ADMIN)
 ANONYMOUS = auth.Caller()
-SECRET = "a-shared-secret-long-enough-for-hs256"
+SECRET = "a-shared-secret-long-enough-for-hs256-tokens"
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +39,25 @@ def manager(slug, key_id="k1"):
 
 def user(slug):
     return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{uuid.uuid4().hex[:8]}")
+
+
+def key_caller(context, key: str) -> auth.Caller:
+    """The caller the gateway forwards for ``key``."""
+    return auth.Caller(**context.service.identify({"workspace": None, "apiKey": key}))
+
+
+def new_key(context, slug, by=ADMIN, **body) -> tuple[dict, auth.Caller]:
+    """A key made by ``by`` (the operator by default): its answer and the caller it makes."""
+    created = context.service.create_key(by, slug, {"name": "k", **body})
+    return created, key_caller(context, created["key"])
+
+
+def stored_key(context, key_id: str) -> dict:
+    return context.store.db["api_keys"].find_one({"keyId": key_id})
+
+
+def token(secret: str, **claims) -> str:
+    return jwt.encode({"id": "u1", "exp": int(time.time()) + 600, **claims}, secret, algorithm="HS256")
 
 
 def events(context, slug, type_):
@@ -236,7 +258,7 @@ def test_new_posts_get_open_while_it_exists(context, slug):
 
 
 def test_a_revoked_key_identifies_nobody_and_revoking_twice_keeps_the_first_time(context, slug):
-    created = context.service.create_key(manager(slug), slug, {"name": "CI"})
+    created = context.service.create_key(ADMIN, slug, {"name": "CI"})
     assert created["key"].startswith("fbk_") and created["prefix"] == created["key"][:12]
     assert context.service.identify({"workspace": slug, "apiKey": created["key"]})["key_id"] == created["id"]
     revoked = context.service.revoke_key(manager(slug), slug, created["id"])
@@ -251,14 +273,14 @@ def test_a_revoked_key_identifies_nobody_and_revoking_twice_keeps_the_first_time
 def test_a_key_cannot_be_revoked_through_another_workspace(context, slug):
     other = f"unit-{uuid.uuid4().hex[:10]}"
     context.service.create(ADMIN, {"slug": other, "name": "Other"})
-    created = context.service.create_key(manager(slug), slug, {"name": "CI"})
+    created = context.service.create_key(ADMIN, slug, {"name": "CI"})
     with pytest.raises(NotFound):
         context.service.revoke_key(manager(other), other, created["id"])
     assert context.service.identify({"workspace": slug, "apiKey": created["key"]})["kind"] == auth.MANAGER
 
 
 def test_forged_keys_are_refused(context, slug):
-    key = context.service.create_key(manager(slug), slug, {"name": "CI"})["key"]
+    key = context.service.create_key(ADMIN, slug, {"name": "CI"})["key"]
     for forged in (key[:-1] + ("A" if key[-1] != "A" else "B"), "fbk_0000000000000000_nope", "not-a-key"):
         with pytest.raises(Unauthorized, match="invalid API key"):
             context.service.identify({"workspace": slug, "apiKey": forged})
@@ -266,16 +288,16 @@ def test_forged_keys_are_refused(context, slug):
 
 def test_user_tokens_need_the_workspaces_sso_secret(context, slug):
     exp = int(time.time()) + 600
-    token = jwt.encode({"id": "u1", "name": "Ann", "email": "ann@example.com", "exp": exp}, SECRET, algorithm="HS256")
+    token = jwt.encode({"id": "u1", "name": "Ann", "email": "ann@example.com", "exp": exp, "aud": slug}, SECRET, algorithm="HS256")
     with pytest.raises(Unauthorized, match="no ssoSecret"):
         context.service.identify({"workspace": slug, "userToken": token})
     context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET})
     who = context.service.identify({"workspace": slug, "userToken": token})
     assert who == {"kind": auth.USER, "workspace": slug, "user_id": "sso:u1", "name": "Ann", "email": "ann@example.com"}
-    forged = jwt.encode({"id": "u1", "exp": exp}, "another-secret-long-enough-for-hs256", algorithm="HS256")
+    forged = jwt.encode({"id": "u1", "exp": exp, "aud": slug}, "another-secret-long-enough-for-hs256", algorithm="HS256")
     with pytest.raises(Unauthorized, match="invalid user token"):
         context.service.identify({"workspace": slug, "userToken": forged})
-    anonymous = jwt.encode({"name": "nobody", "exp": exp}, SECRET, algorithm="HS256")
+    anonymous = jwt.encode({"name": "nobody", "exp": exp, "aud": slug}, SECRET, algorithm="HS256")
     with pytest.raises(Unauthorized, match="'id' or 'email'"):
         context.service.identify({"workspace": slug, "userToken": anonymous})
 
@@ -333,3 +355,221 @@ def test_agent_context_lists_the_latest_published_entries(context, slug):
     assert shown["brandVoice"] == "Plain words."
     newest = [f"v{i}" for i in reversed(range(2, contract.AGENT_CONTEXT_CHANGELOGS + 2))]
     assert [c["title"] for c in shown["recentChangelogs"]] == newest
+
+
+# -- API key grants, derived keys and the cap ------------------------------------------------
+
+
+def test_a_grant_expires_names_its_parent_and_is_listed(context, slug):
+    parent, parent_caller = new_key(context, slug)
+    assert parent["parentKeyId"] is None and parent["expiresAt"] is None
+    before = now()
+    grant, _ = new_key(context, slug, by=parent_caller, expiresInSeconds=600)
+    assert grant["parentKeyId"] == parent["id"] and grant["key"].startswith(api_keys.KEY_PREFIX)
+    expires = stored_key(context, grant["id"])["expiresAt"]
+    assert before + timedelta(seconds=600) <= expires <= now() + timedelta(seconds=600)
+    assert grant["expiresAt"].endswith("Z") and len(grant["expiresAt"]) == len("2025-01-01T00:00:00.000Z")
+    listed = {k["id"]: k for k in context.service.api_keys(ADMIN, slug)["items"]}
+    assert listed[grant["id"]] == {k: v for k, v in grant.items() if k != "key"}
+    assert listed[parent["id"]]["expiresAt"] is None and listed[parent["id"]]["parentKeyId"] is None
+    assert context.service.identify({"workspace": slug, "apiKey": grant["key"]})["key_id"] == grant["id"]
+
+
+def test_an_expired_key_is_refused_as_expired(context, slug):
+    grant, caller = new_key(context, slug, expiresInSeconds=60)
+    # Time passes: the grant's end is behind us (the TTL index has not removed it yet).
+    context.store.db["api_keys"].update_one({"keyId": grant["id"]}, {"$set": {"expiresAt": now() - timedelta(seconds=1)}})
+    for call in (
+        lambda: context.service.identify({"workspace": slug, "apiKey": grant["key"]}),
+        lambda: context.service.current_key(caller),
+        lambda: context.service.create_key(caller, slug, {"name": "from an expired key"}),
+    ):
+        with pytest.raises(Unauthorized) as refused:
+            call()
+        assert refused.value.message == "this API key has expired"
+
+
+def test_expired_keys_are_removed_by_a_ttl_index(context):
+    indexes = context.store.db["api_keys"].index_information().values()
+    assert any(i["key"] == [("expiresAt", 1)] and i.get("expireAfterSeconds") == 0 for i in indexes)
+
+
+def test_a_derived_key_never_has_a_higher_role_than_its_parent(context, slug):
+    _, reader = new_key(context, slug, role="read")
+    _, writer = new_key(context, slug, role="write")
+    for parent, too_high in ((reader, "write"), (reader, "manager"), (writer, "manager")):
+        with pytest.raises(Forbidden, match="higher"):
+            context.service.create_key(parent, slug, {"name": "x", "role": too_high})
+    assert new_key(context, slug, by=reader, role="read")[1].role == "read"
+    child, child_caller = new_key(context, slug, by=writer, role="read", expiresInSeconds=300)
+    assert child["parentKeyId"] == writer.key_id and child_caller.kind == auth.USER
+    # A key is not a manager for anything else: listing and others' keys stay the managers'.
+    with pytest.raises(Forbidden):
+        context.service.api_keys(writer, slug)
+    with pytest.raises(Forbidden):
+        context.service.create_key(writer, f"{slug}-other", {"name": "elsewhere"})
+
+
+def test_a_key_derived_from_a_grant_never_outlives_it(context, slug):
+    grant, grant_caller = new_key(context, slug, expiresInSeconds=120)
+    ends = stored_key(context, grant["id"])["expiresAt"]
+    longer, _ = new_key(context, slug, by=grant_caller, expiresInSeconds=3600)
+    long_lived, _ = new_key(context, slug, by=grant_caller)
+    shorter, _ = new_key(context, slug, by=grant_caller, expiresInSeconds=60)
+    assert longer["expiresAt"] == long_lived["expiresAt"] == grant["expiresAt"]
+    assert stored_key(context, long_lived["id"])["expiresAt"] == ends
+    assert stored_key(context, shorter["id"])["expiresAt"] < ends
+
+
+def test_a_grant_lasts_60_seconds_to_a_day(context, slug):
+    for lifetime in (59, 86401, "600", 600.5, True, None):
+        with pytest.raises(BadRequest, match="expiresInSeconds"):
+            context.service.create_key(ADMIN, slug, {"name": "g", "expiresInSeconds": lifetime})
+    assert new_key(context, slug, expiresInSeconds=86400)[0]["expiresAt"] is not None
+
+
+def test_revoking_a_key_revokes_the_keys_derived_from_it(context, slug):
+    root, root_caller = new_key(context, slug)
+    child, child_caller = new_key(context, slug, by=root_caller, expiresInSeconds=600)
+    grandchild, _ = new_key(context, slug, by=child_caller, role="read", expiresInSeconds=300)
+    sibling, _ = new_key(context, slug, by=root_caller)
+    context.service.revoke_key(manager(slug), slug, child["id"])
+    for revoked in (child, grandchild):
+        with pytest.raises(Unauthorized, match="revoked"):
+            context.service.identify({"workspace": slug, "apiKey": revoked["key"]})
+    for alive in (root, sibling):
+        assert context.service.identify({"workspace": slug, "apiKey": alive["key"]})["key_id"] == alive["id"]
+    context.service.revoke_key(manager(slug), slug, root["id"])
+    with pytest.raises(Unauthorized, match="revoked"):
+        context.service.identify({"workspace": slug, "apiKey": sibling["key"]})
+
+
+def test_a_key_may_revoke_itself_and_only_itself(context, slug):
+    other, _ = new_key(context, slug)
+    for role in ("read", "write", "manager"):
+        mine, caller = new_key(context, slug, role=role, expiresInSeconds=600)
+        if role != "manager":
+            with pytest.raises(Forbidden):
+                context.service.revoke_key(caller, slug, other["id"])
+        assert context.service.revoke_key(caller, slug, mine["id"])["revokedAt"] is not None
+        with pytest.raises(Unauthorized, match="revoked"):
+            context.service.identify({"workspace": slug, "apiKey": mine["key"]})
+    assert context.service.identify({"workspace": slug, "apiKey": other["key"]})["key_id"] == other["id"]
+
+
+def test_a_key_made_while_its_parent_is_revoked_is_revoked_too(context, slug, monkeypatch):
+    parent, parent_caller = new_key(context, slug)
+    repo = context.service.repo
+    add = repo.add_key
+
+    def add_while_the_parent_is_revoked(doc):
+        add(doc)
+        repo.revoke_with_derived(slug, parent["id"], now())
+
+    monkeypatch.setattr(repo, "add_key", add_while_the_parent_is_revoked)
+    with pytest.raises(Unauthorized, match="revoked"):
+        context.service.create_key(parent_caller, slug, {"name": "raced"})
+    (raced,) = [k for k in context.service.api_keys(ADMIN, slug)["items"] if k["name"] == "raced"]
+    assert raced["revokedAt"] is not None
+    # And a revoked key (still trusted by a gateway's cache for a moment) makes nothing.
+    monkeypatch.setattr(repo, "add_key", add)
+    with pytest.raises(Unauthorized, match="revoked"):
+        context.service.create_key(parent_caller, slug, {"name": "too late"})
+
+
+def insert_keys(context, slug, count: int, expires) -> None:
+    docs = [
+        context.service.repo.new_key(
+            keyId=uuid.uuid4().hex[:16], workspace=slug, name="bulk", role="read", hash=uuid.uuid4().hex,
+            prefix="fbk_bulk", createdAt=now(), expiresAt=expires, parentKeyId=None,
+        )
+        for _ in range(count)
+    ]
+    context.store.db["api_keys"].insert_many(docs)
+
+
+def test_a_workspace_has_at_most_100_long_lived_keys(context, slug):
+    insert_keys(context, slug, contract.MAX_LONG_LIVED_KEYS - 2, None)  # with the first key: one short
+    last, _ = new_key(context, slug)
+    with pytest.raises(Conflict, match="100 long-lived"):
+        context.service.create_key(ADMIN, slug, {"name": "one too many"})
+    assert new_key(context, slug, expiresInSeconds=60)[0]["expiresAt"] is not None  # grants are counted apart
+    context.service.revoke_key(ADMIN, slug, last["id"])  # revoked keys do not count
+    assert new_key(context, slug)[0]["expiresAt"] is None
+
+
+def test_a_workspace_has_at_most_1000_live_grants(context, slug):
+    insert_keys(context, slug, contract.MAX_LIVE_GRANTS - 1, now() + timedelta(hours=1))
+    insert_keys(context, slug, 5, now() - timedelta(seconds=1))  # expired: not counted
+    last, _ = new_key(context, slug, expiresInSeconds=600)
+    with pytest.raises(Conflict, match="1000 unexpired grants"):
+        context.service.create_key(ADMIN, slug, {"name": "one too many", "expiresInSeconds": 600})
+    assert new_key(context, slug)[0]["expiresAt"] is None  # long-lived keys are counted apart
+    context.service.revoke_key(ADMIN, slug, last["id"])
+    assert new_key(context, slug, expiresInSeconds=600)[0]["expiresAt"] is not None
+
+
+def test_new_keys_are_answers_shown_once(context, slug):
+    created = context.service.create_key(ADMIN, slug, {"name": "CI"})
+    assert isinstance(created, ShownOnce) and created["id"] in created.notice and "api-keys" in created.notice
+    workspace = context.service.create(ADMIN, {"slug": f"unit-{uuid.uuid4().hex[:10]}", "name": "W"})
+    assert isinstance(workspace, ShownOnce) and workspace["apiKey"] not in workspace.notice
+
+
+# -- SSO secrets: strength, audience, sealed at rest ------------------------------------------
+
+
+def test_a_chosen_sso_secret_has_at_least_32_characters(context, slug):
+    with pytest.raises(BadRequest, match="ssoSecret"):
+        context.service.update_settings(manager(slug), slug, {"ssoSecret": "x" * 31})
+    assert context.service.update_settings(manager(slug), slug, {"ssoSecret": "x" * 32})["ssoSecret"] == "x" * 32
+
+
+def test_tokens_signed_with_a_secret_set_now_must_name_the_workspace(context, slug):
+    shown = context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET})
+    assert shown["ssoRequireAud"] is True
+    with pytest.raises(Unauthorized, match="'aud'"):
+        context.service.identify({"workspace": slug, "userToken": token(SECRET)})
+    with pytest.raises(Unauthorized, match="'aud'"):
+        context.service.identify({"workspace": slug, "userToken": token(SECRET, aud="another-workspace")})
+    assert context.service.identify({"workspace": slug, "userToken": token(SECRET, aud=slug)})["user_id"] == "sso:u1"
+    assert context.service.identify({"workspace": slug, "userToken": token(SECRET, aud=["x", slug])})["user_id"] == "sso:u1"
+
+
+def test_a_secret_set_before_aud_was_required_keeps_it_optional(context, slug):
+    # As stored before this change: in clear, and without the flag.
+    context.store.db["workspaces"].update_one({"_id": slug}, {"$set": {"settings.ssoSecret": SECRET}, "$unset": {"settings.ssoRequireAud": ""}})
+    assert context.service.identify({"workspace": slug, "userToken": token(SECRET)})["user_id"] == "sso:u1"
+    with pytest.raises(Unauthorized, match="'aud'"):
+        context.service.identify({"workspace": slug, "userToken": token(SECRET, aud="another-workspace")})
+    shown = context.service.settings(manager(slug), slug)
+    assert shown["ssoSecret"] == SECRET and shown["ssoRequireAud"] is False
+
+
+def test_a_generated_sso_secret_is_strong_and_needs_aud(context, slug):
+    generate = {"ssoSecret": contract.SSO_SECRET_GENERATE}
+    for caller, error in ((ANONYMOUS, Unauthorized), (user(slug), Forbidden), (manager("elsewhere"), Forbidden)):
+        with pytest.raises(error):
+            context.service.update_settings(caller, slug, generate)
+    generated = context.service.update_settings(manager(slug), slug, generate)
+    secret = generated["ssoSecret"]
+    assert len(secret) >= 43 and secret != contract.SSO_SECRET_GENERATE and generated["ssoRequireAud"] is True
+    assert context.service.settings(manager(slug), slug) == generated
+    again = context.service.update_settings(manager(slug), slug, {**generate, "theme": "dark"})
+    assert again["ssoSecret"] not in (secret, None) and again["theme"] == "dark"
+    with pytest.raises(Unauthorized, match="invalid user token"):
+        context.service.identify({"workspace": slug, "userToken": token(secret, aud=slug)})  # replaced
+    with pytest.raises(Unauthorized, match="'aud'"):
+        context.service.identify({"workspace": slug, "userToken": token(again["ssoSecret"])})
+    assert context.service.identify({"workspace": slug, "userToken": token(again["ssoSecret"], aud=slug)})["kind"] == auth.USER
+
+
+def test_the_sso_secret_is_stored_sealed_and_removable(context, slug):
+    context.service.update_settings(manager(slug), slug, {"ssoSecret": SECRET})
+    stored = context.store.db["workspaces"].find_one({"_id": slug})
+    assert SECRET not in str(stored) and stored["settings"]["ssoSecret"].startswith("sealed:")
+    assert context.service.settings(manager(slug), slug)["ssoSecret"] == SECRET
+    removed = context.service.update_settings(manager(slug), slug, {"ssoSecret": None})
+    assert removed["ssoSecret"] is None and removed["ssoRequireAud"] is False
+    with pytest.raises(Unauthorized, match="no ssoSecret"):
+        context.service.identify({"workspace": slug, "userToken": token(SECRET, aud=slug)})

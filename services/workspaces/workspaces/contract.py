@@ -56,6 +56,15 @@ CHANGELOG_LIMIT = (20, 100)  # default, maximum entries of a changelog list
 # API key roles (common.auth): what a key may do. Keys made before roles existed are managers'.
 KEY_ROLES = ("manager", "write", "read")
 DEFAULT_KEY_ROLE = "manager"
+# A key derived from another (``parentKeyId``) may not have a higher role than its parent.
+KEY_ROLE_RANK = {"read": 0, "write": 1, "manager": 2}
+
+# A grant is a key that expires (``expiresInSeconds``): a site keeps one in its session instead
+# of the long-lived key it was derived from. Live keys per workspace are capped, so a leaked key
+# cannot mint without end; revoked and expired keys do not count.
+GRANT_SECONDS = (60, 86400)  # shortest and longest lifetime of a grant
+MAX_LONG_LIVED_KEYS = 100
+MAX_LIVE_GRANTS = 1000
 
 THEMES = ("light", "dark", "system")
 
@@ -71,7 +80,14 @@ DEFAULT_STATUSES = (
 DEFAULT_STATUS = "open"
 
 # End-user SSO tokens (JWT, HS256 with the workspace's ssoSecret) must carry ``exp`` no further
-# than this ahead (a stolen token is useful for a day at most), and may name the workspace in
-# ``aud``; clocks may disagree by the leeway.
+# than this ahead (a stolen token is useful for a day at most), and name the workspace in ``aud``
+# (optional for secrets set before ``aud`` was required: ``ssoRequireAud`` is unset on them);
+# clocks may disagree by the leeway.
 SSO_MAX_LIFETIME = 24 * 3600
 SSO_CLOCK_LEEWAY = 60
+# HS256 is as strong as its secret, and any end user holds a token to brute-force offline: a
+# chosen secret has at least this many characters, a generated one (``"ssoSecret": "generate"``)
+# 256 random bits.
+SSO_SECRET_MIN_LENGTH = 32
+SSO_SECRET_GENERATE = "generate"
+SSO_GENERATED_BYTES = 32

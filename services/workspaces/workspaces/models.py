@@ -44,7 +44,8 @@ class WorkspaceSettings(EmbeddedDocument):
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
     brandVoice = StringField(default="")
-    ssoSecret = StringField(null=True)
+    ssoSecret = StringField(null=True)  # sealed (common.secretbox): the platform reads it back to check tokens
+    ssoRequireAud = BooleanField(default=False)  # set with every secret since tokens must carry ``aud``
 
 
 class Workspace(Document):
@@ -58,6 +59,7 @@ class Workspace(Document):
     version = IntField(default=1)  # bumped on every change; snapshot consumers keep the newest
     createdAt = DateTimeField(required=True)
     meta = {"db_alias": ALIAS, "collection": "workspaces"}
+    SEALED = ("settings.ssoSecret",)  # what ``feedback reseal-secrets`` rewrites
 
 
 class ApiKey(Document):
@@ -69,10 +71,18 @@ class ApiKey(Document):
     prefix = StringField(required=True)  # the first characters, to recognise a key in a list
     createdAt = DateTimeField(required=True)
     revokedAt = DateTimeField(null=True)
+    expiresAt = DateTimeField(null=True)  # a grant's end (None: long-lived); the TTL index removes it then
+    parentKeyId = StringField(null=True)  # the key that created this one (None: the operator did)
     meta = {
         "db_alias": ALIAS,
         "collection": "api_keys",
-        "indexes": [{"fields": ["keyId"], "unique": True}, ("workspace", "createdAt")],
+        "indexes": [
+            {"fields": ["keyId"], "unique": True},
+            ("workspace", "createdAt"),
+            ("workspace", "parentKeyId"),  # revoking a key revokes those derived from it
+            ("workspace", "expiresAt"),  # the cap counts live long-lived keys and grants
+            {"fields": ["expiresAt"], "expireAfterSeconds": 0},
+        ],
     }
 
 

@@ -49,6 +49,7 @@ class Context:
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
+    from common.secretbox import default_box
     from workspaces.models import ALIAS
     from workspaces.post_directory import PostDirectory
     from workspaces.repository import WorkspaceRepository
@@ -56,7 +57,7 @@ def create_context(settings: Settings) -> Context:
 
     store = Store(settings, ALIAS)
     posts = PostDirectory(InternalClient(settings, timeout=5))
-    return Context(settings, store, WorkspaceService(WorkspaceRepository(store), posts))
+    return Context(settings, store, WorkspaceService(WorkspaceRepository(store, default_box()), posts))
 
 
 @hookimpl
@@ -73,4 +74,6 @@ def register_service() -> ServiceSpec:
         models="workspaces.models:MODELS",
         openapi="workspaces:openapi.yaml",
         identity_path=IDENTITY_PATH,
+        # Step 2 of a SECRETS_KEYS rotation, for every service's sealed fields (common.secretbox).
+        commands={"reseal-secrets": "common.secretbox:reseal_command"},
     )

@@ -5,15 +5,20 @@ should hear of commits in one transaction with its outbox event (:meth:`transact
 :meth:`publish`). Boards and statuses live inside their workspace document
 (:mod:`workspaces.models`), so each change to a workspace is one atomic update that returns
 the document its snapshot event is built from.
+
+The SSO secret is stored sealed (:mod:`common.secretbox`): :meth:`seal` before it is written,
+:meth:`sso_secret` to read it back. API keys are stored as their hash only.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TypeVar
 
 from bson import ObjectId
 from common.db import Insert, Store, new_document
 from common.repository import Repository
+from common.secretbox import SecretBox
 from pymongo import ReturnDocument
 from pymongo.client_session import ClientSession
 
@@ -24,8 +29,9 @@ T = TypeVar("T")
 
 
 class WorkspaceRepository(Repository):
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, box: SecretBox):
         super().__init__(store, contract.TOPIC)
+        self.box = box
         self.workspaces = Workspace._get_collection()
         self.keys = ApiKey._get_collection()
         self.changelogs = Changelog._get_collection()
@@ -74,6 +80,14 @@ class WorkspaceRepository(Repository):
         """A new workspace, its first API key and its ``workspace.created`` event, together."""
         self._insert_all([Insert(self.workspaces, doc), Insert(self.keys, key), event])
 
+    def seal(self, secret: str | None) -> str | None:
+        """``secret`` as it is stored."""
+        return None if secret is None else self.box.seal(secret)
+
+    def sso_secret(self, doc: dict) -> str | None:
+        """The workspace's SSO secret in clear (stored sealed, or in clear from before sealing)."""
+        return self.box.open(doc.get("settings", {}).get("ssoSecret"))
+
     def update_workspace(self, session: ClientSession, slug: str, guard: dict, change: dict) -> dict | None:
         """Apply ``change`` to workspace ``slug`` if it also matches ``guard``; the document
         after the change, or None when nothing matched."""
@@ -99,13 +113,20 @@ class WorkspaceRepository(Repository):
     def key_by_id(self, key_id: str) -> dict | None:
         return self.keys.find_one({"keyId": key_id})
 
-    def revoke_key(self, slug: str, key_id: str, at) -> dict | None:
-        """Mark the key revoked at ``at`` unless it is revoked already; the key after, or None."""
-        return self.keys.find_one_and_update(
-            {"workspace": slug, "keyId": key_id, "revokedAt": None},
-            {"$set": {"revokedAt": at}},
-            return_document=ReturnDocument.AFTER,
-        )
+    def count_live_keys(self, slug: str, grants: bool, at: datetime) -> int:
+        """Unrevoked keys of the workspace: grants unexpired at ``at``, or long-lived ones."""
+        expiry = {"$gt": at} if grants else None
+        return self.keys.count_documents({"workspace": slug, "expiresAt": expiry, "revokedAt": None})
+
+    def revoke_with_derived(self, slug: str, key_id: str, at: datetime) -> None:
+        """Mark the key, the keys derived from it and theirs, revoked at ``at`` (each that is
+        not revoked already keeps its first time)."""
+        found, frontier = [key_id], [key_id]
+        while frontier:
+            children = self.keys.find({"workspace": slug, "parentKeyId": {"$in": frontier}}, projection={"keyId": 1})
+            frontier = [c["keyId"] for c in children if c["keyId"] not in found]
+            found += frontier
+        self.keys.update_many({"workspace": slug, "keyId": {"$in": found}, "revokedAt": None}, {"$set": {"revokedAt": at}})
 
     # -- changelogs -------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ SETTINGS = obj(
         "anonVote": BOOLEAN,
         "anonComment": BOOLEAN,
         "brandVoice": string(2000),
-        "ssoSecret": {"type": ["string", "null"], "minLength": 16, "maxLength": 256},
+        "ssoSecret": {"type": ["string", "null"], "minLength": contract.SSO_SECRET_MIN_LENGTH, "maxLength": 256},
     }
 )
 
@@ -44,7 +44,14 @@ UPDATE_STATUS = obj(
     {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": ORDER, "roadmap": BOOLEAN}
 )
 
-CREATE_API_KEY = obj({"name": string(100, 1), "role": {"type": "string", "enum": list(contract.KEY_ROLES)}}, required=("name",))
+CREATE_API_KEY = obj(
+    {
+        "name": string(100, 1),
+        "role": {"type": "string", "enum": list(contract.KEY_ROLES)},
+        "expiresInSeconds": {"type": "integer", "minimum": contract.GRANT_SECONDS[0], "maximum": contract.GRANT_SECONDS[1]},
+    },
+    required=("name",),
+)
 
 POST_IDS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": MAX_POST_IDS}
 CREATE_CHANGELOG = obj(

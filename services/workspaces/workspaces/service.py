@@ -7,7 +7,10 @@ the response shape. Database commands are the repository's.
 Who may do what:
 - the operator (``auth.ADMIN``) alone creates workspaces, and acts as a manager of any;
 - managers of a workspace make every change to it, and alone read its settings (they hold
-  the SSO secret), its API keys, its agent context and its changelog drafts;
+  the SSO secret, chosen or generated), its API keys, its agent context and its changelog drafts;
+- any API key of a workspace creates keys derived from it (``parentKeyId``), of a role no
+  higher than its own and expiring no later than it does, and revokes itself; revoking a key
+  revokes the keys derived from it;
 - everyone, anonymous callers too, reads a workspace, its branding, boards, statuses and
   published changelog entries (a draft is a 404 to them).
 
@@ -18,13 +21,15 @@ miss a change or apply an old one over a newer one. Snapshots carry no secrets.
 
 from __future__ import annotations
 
+import secrets
 import time
+from datetime import datetime, timedelta, timezone
 
 import jwt
 from pymongo.errors import DuplicateKeyError
 
 from common import auth
-from common.errors import BadRequest, Conflict, NotFound, Unauthorized
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import new_id, now, object_id
 from common.validation import check
 from workspaces import api_keys, contract, schemas, shapes
@@ -50,12 +55,12 @@ class WorkspaceService:
             statuses=[self.repo.new_status(slug=s, name=n, color=c, roadmap=r) for s, n, c, r in contract.DEFAULT_STATUSES],
             createdAt=created,
         )
-        key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created)
+        key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created, None, None)
         try:
             self.repo.add_workspace(doc, key_doc, self.repo.event(slug, contract.WORKSPACE_CREATED, shapes.snapshot(doc)))
         except DuplicateKeyError:
             raise Conflict(f"workspace '{slug}' already exists") from None
-        return {"workspace": shapes.workspace(doc), "apiKey": key}
+        return shapes.created_workspace(doc, key)
 
     def get(self, caller: auth.Caller, slug: str) -> dict:
         return shapes.workspace(self._workspace(slug))
@@ -69,7 +74,7 @@ class WorkspaceService:
 
     def settings(self, caller: auth.Caller, slug: str) -> dict:
         auth.require_manager(caller, slug)
-        return shapes.settings(self._workspace(slug))
+        return self._settings(self._workspace(slug))
 
     def update_settings(self, caller: auth.Caller, slug: str, body) -> dict:
         auth.require_manager(caller, slug)
@@ -77,10 +82,24 @@ class WorkspaceService:
         if isinstance(body, dict) and "logo" in body:
             # Settings show the logo, but it belongs to the workspace: say where to set it.
             raise BadRequest("field 'logo' is read-only: set it with PATCH /v1/workspaces/{slug}")
+        if isinstance(body, dict) and body.get("ssoSecret") == contract.SSO_SECRET_GENERATE:
+            # Shorter than any chosen secret may be, so it can only mean this.
+            body = {**body, "ssoSecret": secrets.token_urlsafe(contract.SSO_GENERATED_BYTES)}
         fields = check(body, schemas.SETTINGS)
         if not fields:
-            return shapes.settings(self._workspace(slug))
-        return shapes.settings(self._change(slug, {}, {"$set": {f"settings.{k}": v for k, v in fields.items()}}))
+            return self._settings(self._workspace(slug))
+        change = {f"settings.{k}": v for k, v in fields.items()}
+        if "ssoSecret" in fields:
+            change.update(self._sso_secret_change(fields["ssoSecret"]))
+        return self._settings(self._change(slug, {}, {"$set": change}))
+
+    def _sso_secret_change(self, secret: str | None) -> dict:
+        # A secret set from now on signs tokens that must name the workspace in ``aud``; those
+        # set before keep the old rule (the flag is absent), so no integration breaks.
+        return {"settings.ssoSecret": self.repo.seal(secret), "settings.ssoRequireAud": secret is not None}
+
+    def _settings(self, doc: dict) -> dict:
+        return shapes.settings(doc, self.repo.sso_secret(doc))
 
     def branding(self, caller: auth.Caller, slug: str) -> dict:
         return shapes.branding(self._workspace(slug))
@@ -190,19 +209,59 @@ class WorkspaceService:
         return {"items": [shapes.api_key(k) for k in self.repo.keys_of(slug)]}
 
     def create_key(self, caller: auth.Caller, slug: str, body) -> dict:
-        """A new API key: the key itself is in this answer only."""
-        auth.require_manager(caller, slug)
+        """A new API key: the key itself is in this answer only.
+
+        The operator's keys have no parent; a key's own keys are derived from it: a role no
+        higher than its own, and an expiry no later than its own (a grant cannot outlive the
+        grant it came from)."""
+        parent_id = self._key_maker(caller, slug)
         fields = check(body, schemas.CREATE_API_KEY)
         self._workspace(slug)
-        doc, key = self._issue_key(slug, fields["name"], fields.get("role", contract.DEFAULT_KEY_ROLE), now())
+        role, created = fields.get("role", contract.DEFAULT_KEY_ROLE), now()
+        lifetime = fields.get("expiresInSeconds")
+        expires = created + timedelta(seconds=int(lifetime)) if lifetime is not None else None
+        if parent_id is not None:
+            parent = self._live_key(self.repo.find_key(slug, parent_id), created)
+            parent_role = parent.get("role", contract.DEFAULT_KEY_ROLE)
+            if contract.KEY_ROLE_RANK[role] > contract.KEY_ROLE_RANK[parent_role]:
+                raise Forbidden(f"a key of role '{parent_role}' cannot create a key of role '{role}' (a higher one)")
+            if parent.get("expiresAt") is not None:
+                parent_end = _aware(parent["expiresAt"])
+                expires = parent_end if expires is None else min(expires, parent_end)
+        self._check_key_cap(slug, expires is not None, created)
+        doc, key = self._issue_key(slug, fields["name"], role, created, expires, parent_id)
         self.repo.add_key(doc)
-        return {**shapes.api_key(doc), "key": key}
+        if parent_id is not None and not _is_live(self.repo.find_key(slug, parent_id), now()):
+            # The parent was revoked while this key was made: the new key goes with it.
+            self.repo.revoke_with_derived(slug, doc["keyId"], now())
+            raise Unauthorized("this API key has been revoked")
+        return shapes.created_key(doc, key)
+
+    def _key_maker(self, caller: auth.Caller, slug: str) -> str | None:
+        """Who may create a key here: the operator (None: no parent key) or a key of this
+        workspace, whatever its role (its id: the parent); 401/403 for anyone else."""
+        if caller.kind == auth.ADMIN:
+            return None
+        if caller.key_id is not None and caller.workspace == slug:
+            return caller.key_id
+        auth.require_manager(caller, slug)
+        return None
+
+    def _check_key_cap(self, slug: str, grant: bool, at: datetime) -> None:
+        cap = contract.MAX_LIVE_GRANTS if grant else contract.MAX_LONG_LIVED_KEYS
+        if self.repo.count_live_keys(slug, grant, at) >= cap:
+            what = "unexpired grants (keys with expiresInSeconds)" if grant else "long-lived API keys"
+            raise Conflict(f"workspace '{slug}' has {cap} {what}, the most it may have; revoke some first")
 
     def revoke_key(self, caller: auth.Caller, slug: str, key_id: str) -> dict:
-        auth.require_manager(caller, slug)
-        # Revoking twice keeps the first time.
-        doc = self.repo.revoke_key(slug, key_id, now()) or self.repo.find_key(slug, key_id)
-        if doc is None:
+        """Revoke a key and every key derived from it (managers; any key may revoke itself)."""
+        if not (caller.key_id == key_id and caller.workspace == slug):
+            auth.require_manager(caller, slug)
+        if self.repo.find_key(slug, key_id) is None:
+            raise NotFound(f"API key '{key_id}' not found")
+        self.repo.revoke_with_derived(slug, key_id, now())  # revoking twice keeps the first time
+        doc = self.repo.find_key(slug, key_id)
+        if doc is None:  # expired and removed meanwhile
             raise NotFound(f"API key '{key_id}' not found")
         return shapes.api_key(doc)
 
@@ -211,12 +270,9 @@ class WorkspaceService:
         given only a key and the gateway's URL learns here where it works and what it may do."""
         if caller.key_id is None:
             raise Unauthorized("this request needs a workspace API key (Authorization: Bearer <key>)")
-        doc = self.repo.find_key(caller.workspace, caller.key_id)
-        if doc is None or doc.get("revokedAt") is not None:
-            raise Unauthorized("this API key has been revoked")
-        return shapes.current_key(doc)
+        return shapes.current_key(self._live_key(self.repo.find_key(caller.workspace, caller.key_id), now()))
 
-    def _issue_key(self, slug: str, name: str, role: str, created) -> tuple[dict, str]:
+    def _issue_key(self, slug: str, name: str, role: str, created, expires, parent_id: str | None) -> tuple[dict, str]:
         """The one place API keys are made: the document to store and the key (shown once)."""
         key_id, key = api_keys.generate()
         doc = self.repo.new_key(
@@ -227,8 +283,19 @@ class WorkspaceService:
             hash=api_keys.hash_key(key),
             prefix=key[: api_keys.SHOWN],
             createdAt=created,
+            expiresAt=expires,
+            parentKeyId=parent_id,
         )
         return doc, key
+
+    @staticmethod
+    def _live_key(doc: dict | None, at: datetime) -> dict:
+        """``doc`` if it is a key that works at ``at``; 401 otherwise."""
+        if doc is None or doc.get("revokedAt") is not None:
+            raise Unauthorized("this API key has been revoked")
+        if not _is_live(doc, at):
+            raise Unauthorized("this API key has expired")
+        return doc
 
     def identify(self, body) -> dict:
         """Who presents these credentials on a workspace (internal: the gateway asks).
@@ -247,8 +314,7 @@ class WorkspaceService:
         doc = self.repo.key_by_id(key_id) if key_id else None
         if doc is None or not api_keys.matches(api_key, doc["hash"]):
             raise Unauthorized("invalid API key")
-        if doc.get("revokedAt") is not None:
-            raise Unauthorized("this API key has been revoked")
+        self._live_key(doc, now())  # the TTL index removes an expired key, but not at once
         role = doc.get("role", contract.DEFAULT_KEY_ROLE)
         if role == auth.MANAGER_KEY:
             return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"], role=role)
@@ -260,11 +326,13 @@ class WorkspaceService:
         )
 
     def _sso_user(self, slug: str, user_token: str | None) -> auth.Caller:
-        secret = self._workspace(slug).get("settings", {}).get("ssoSecret")
+        doc = self._workspace(slug)
+        secret = self.repo.sso_secret(doc)
         if not secret:
             raise Unauthorized("this workspace does not accept user tokens (no ssoSecret is set)")
         try:
-            # ``aud`` is checked below: it is optional, but when present it must name this workspace.
+            # ``aud`` is checked below: required for secrets set since it is, else optional, and
+            # when present it must name this workspace.
             claims = jwt.decode(
                 user_token, secret, algorithms=["HS256"], leeway=contract.SSO_CLOCK_LEEWAY,
                 options={"require": ["exp"], "verify_aud": False},
@@ -274,6 +342,8 @@ class WorkspaceService:
         if claims["exp"] - time.time() > contract.SSO_MAX_LIFETIME + contract.SSO_CLOCK_LEEWAY:
             raise Unauthorized(f"invalid user token: it must expire within {contract.SSO_MAX_LIFETIME // 3600} hours ('exp')")
         audience = claims.get("aud")
+        if audience is None and doc.get("settings", {}).get("ssoRequireAud"):
+            raise Unauthorized(f"invalid user token: it must name workspace '{slug}' in its audience ('aud')")
         if audience is not None and slug not in (audience if isinstance(audience, list) else [audience]):
             raise Unauthorized(f"invalid user token: its audience ('aud') is not workspace '{slug}'")
         user = claims.get("id") or claims.get("email")
@@ -374,6 +444,17 @@ def _status_of(doc: dict, status_slug: str) -> dict:
         if s["slug"] == status_slug:
             return shapes.status_detail(s, i)
     raise NotFound(f"status '{status_slug}' not found")
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _is_live(doc: dict | None, at: datetime) -> bool:
+    """Whether a stored key is unrevoked and unexpired at ``at``."""
+    if doc is None or doc.get("revokedAt") is not None:
+        return False
+    return doc.get("expiresAt") is None or _aware(doc["expiresAt"]) > at
 
 
 def _str_claim(claims: dict, name: str) -> str | None:

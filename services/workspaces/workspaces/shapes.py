@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from common import auth
+from common.idempotency import ShownOnce
 from common.ids import iso
 from workspaces.contract import DEFAULT_STATUS
 
@@ -26,7 +27,8 @@ def workspace(doc: dict) -> dict:
     return {"slug": doc["_id"], "name": doc["name"], "logo": doc.get("logo"), "createdAt": iso(doc["createdAt"])}
 
 
-def settings(doc: dict) -> dict:
+def settings(doc: dict, sso_secret: str | None) -> dict:
+    """The settings managers read; ``sso_secret`` is the stored one, opened by the repository."""
     s = doc.get("settings", {})
     return {
         "logo": doc.get("logo"),
@@ -37,17 +39,18 @@ def settings(doc: dict) -> dict:
         "anonVote": s.get("anonVote", False),
         "anonComment": s.get("anonComment", False),
         "brandVoice": s.get("brandVoice", ""),
-        "ssoSecret": s.get("ssoSecret"),
+        "ssoSecret": sso_secret,
+        "ssoRequireAud": bool(s.get("ssoRequireAud", False)),
     }
 
 
 def branding(doc: dict) -> dict:
-    s = settings(doc)
+    s = doc.get("settings", {})
     return {
         "workspace": {"slug": doc["_id"], "name": doc["name"], "logo": doc.get("logo")},
-        "primaryColor": s["primaryColor"],
-        "theme": s["theme"],
-        "hidePoweredBy": s["hidePoweredBy"],
+        "primaryColor": s.get("primaryColor", "#4f46e5"),
+        "theme": s.get("theme", "light"),
+        "hidePoweredBy": s.get("hidePoweredBy", False),
         "customDomain": doc.get("customDomain"),
     }
 
@@ -72,7 +75,30 @@ def api_key(doc: dict) -> dict:
         "prefix": doc["prefix"],
         "createdAt": iso(doc["createdAt"]),
         "revokedAt": iso(doc.get("revokedAt")),
+        "expiresAt": iso(doc.get("expiresAt")),
+        "parentKeyId": doc.get("parentKeyId"),
     }
+
+
+def created_key(doc: dict, key: str) -> ShownOnce:
+    """A new key with the key itself: in this answer only, never kept for a retry."""
+    slug, key_id = doc["workspace"], doc["keyId"]
+    return ShownOnce(
+        {**api_key(doc), "key": key},
+        f"API key '{key_id}' was created and is listed by GET /v1/workspaces/{slug}/api-keys; if its "
+        f"answer was lost, revoke it (DELETE /v1/workspaces/{slug}/api-keys/{key_id}) and create a new key",
+    )
+
+
+def created_workspace(doc: dict, key: str) -> ShownOnce:
+    """A new workspace with its first manager key: in this answer only, never kept for a retry."""
+    slug = doc["_id"]
+    return ShownOnce(
+        {"workspace": workspace(doc), "apiKey": key},
+        f"workspace '{slug}' was created with a first manager key; if its answer was lost, the operator "
+        f"creates another key with POST /v1/workspaces/{slug}/api-keys and revokes the first one, listed "
+        f"by GET /v1/workspaces/{slug}/api-keys",
+    )
 
 
 def current_key(doc: dict) -> dict:
