@@ -163,3 +163,47 @@ def start_ceiling(port: int) -> subprocess.Popen:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     atexit.register(process.terminate)  # also when the bench dies half-way
     return process
+
+
+STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
+
+
+def api_caller(base_url: str, http):
+    """``call(method, path, body=None, key=None)``: one /v1 call, its decoded answer (a 2xx)."""
+    import json
+
+    def call(method, path, body=None, key=None):
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+        r = http.request(method, base_url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
+        assert r.status < 300, (path, r.status, r.data[:300])
+        return json.loads(r.data or b"null")
+
+    return call
+
+
+def insert_posts(db, slug: str, board_ids: list[str], seeds: list[tuple[str, str]], stored_vectors: dict[str, bytes], rng,
+                 batch_size: int = 2000) -> None:
+    """Write generated posts (``(title, content)``) straight into the posts database with the
+    service's own document builder, oldest first, a second apart, with random statuses, votes
+    and comment counts, and their titles' stored vectors, as if embedded when written."""
+    from datetime import timedelta
+
+    from common import auth
+    from common.ids import now
+    from posts import embeddings
+    from posts.service import new_post
+
+    manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
+    t0, batch = now(), []
+    for i, (title, content) in enumerate(seeds):
+        stored = {"embedding": stored_vectors[title], "embeddingModel": embeddings.MODEL}
+        doc = new_post(slug, rng.choice(board_ids), title, content, rng.choice(STATUSES), manager, **stored)
+        doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=len(seeds) - i)
+        doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
+        batch.append(doc)
+        if len(batch) == batch_size:
+            db.posts.insert_many(batch)
+            batch = []
+    if batch:
+        db.posts.insert_many(batch)
+

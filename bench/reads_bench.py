@@ -21,21 +21,18 @@ workspace of ``--start-size`` posts, then prints figures only:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import tempfile
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 import urllib3
 
-from harness import NO_RATE_LIMITS, machine, process_tree, rss_mb, wait_up
+from harness import NO_RATE_LIMITS, api_caller, insert_posts, machine, process_tree, rss_mb, wait_up
 from posts_bench import generated_post
 
-STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
 
 
 def p50_p95(values: list[float]) -> tuple[float, float]:
@@ -54,11 +51,8 @@ def main() -> None:
 
     from pymongo import MongoClient
 
-    from common import auth
     from common.devstack import LocalStack
-    from common.ids import now
     from posts import embeddings
-    from posts.service import new_post
 
     print(f"machine: {machine()}")
     env = {**NO_RATE_LIMITS, "WEB_CONCURRENCY": "1", "POSTS_READ_ENGINE": "memory", "POSTS_INDEX_MEMORY_MB": str(args.budget)}
@@ -70,31 +64,15 @@ def main() -> None:
     vectors: dict[str, bytes] = {}
     try:
 
-        def call(method, path, body=None, key=None):
-            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
-            r = http.request(method, stack.url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
-            assert r.status < 300, (path, r.status, r.data[:300])
-            return json.loads(r.data or b"null")
+        call = api_caller(stack.url, http)
 
         def seed(slug: str, size: int, rng: random.Random) -> None:
             key = call("POST", "/workspaces", {"slug": slug, "name": slug}, stack.admin_token)["apiKey"]
             board = call("POST", f"/workspaces/{slug}/boards", {"slug": "features", "name": "Features"}, key)
-            manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
             seeds = [generated_post(rng) for _ in range(size)]
             new = sorted({t for t, _ in seeds} - set(vectors))
             vectors.update(zip(new, (embeddings.to_stored(v) for v in embedder.titles(new))) if new else ())
-            t0, batch = now(), []
-            for i, (title, content) in enumerate(seeds):
-                stored = {"embedding": vectors[title], "embeddingModel": embeddings.MODEL}
-                doc = new_post(slug, board["id"], title, content, rng.choice(STATUSES), manager, **stored)
-                doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=size - i)
-                doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
-                batch.append(doc)
-                if len(batch) == 5000:
-                    db.posts.insert_many(batch)
-                    batch = []
-            if batch:
-                db.posts.insert_many(batch)
+            insert_posts(db, slug, [board["id"]], seeds, vectors, rng, batch_size=5000)
 
         rng = random.Random(20)
         run = uuid.uuid4().hex[:4]

@@ -23,21 +23,18 @@ the other engine on the same local server). Bounded memory over many workspaces:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import tempfile
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 import urllib3
 
-from harness import NO_RATE_LIMITS, ensure_wrk, machine, process_tree, rss_mb, start_ceiling, wait_up, wrk
+from harness import NO_RATE_LIMITS, api_caller, ensure_wrk, insert_posts, machine, process_tree, rss_mb, start_ceiling, wait_up, wrk
 from posts_bench import generated_post
 
-STATUSES = ["open", "under-review", "planned", "in-progress", "complete"]
 READS = {
     "list newest": "/posts?limit=20",
     "list top": "/posts?limit=20&sort=top",
@@ -73,11 +70,9 @@ def main() -> None:
     from bson import ObjectId
     from pymongo import MongoClient
 
-    from common import auth
     from common.devstack import LocalStack, free_port
     from common.ids import now
     from posts import embeddings
-    from posts.service import new_post
 
     print(f"machine: {machine()}")
     ensure_wrk()
@@ -91,11 +86,7 @@ def main() -> None:
     db = MongoClient(stack.mongodb_uri)["feedback_posts"]
     try:
 
-        def call(method, path, body=None, key=None):
-            headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
-            r = http.request(method, stack.url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
-            assert r.status < 300, (path, r.status, r.data[:300])
-            return json.loads(r.data or b"null")
+        call = api_caller(stack.url, http)
 
         results: dict[int, dict[str, tuple[float, float]]] = {}
         throughput, memory, first = {}, {}, {}
@@ -107,21 +98,11 @@ def main() -> None:
             other = call("POST", f"/workspaces/{slug}/boards", {"slug": "bugs", "name": "Bugs"}, key)
             hot = call("POST", f"/workspaces/{slug}/posts", {"boardSlug": "features", "title": "Export my reports", "content": "x"}, key)["id"]
             rng = random.Random(size)
-            manager = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="bench")
-            batch, t0 = [], now()
             seeds = [generated_post(rng) for _ in range(size - 1)]
-            vectors = title_vectors(embedder, [title for title, _ in seeds])  # as if embedded when written
-            for i, (title, content) in enumerate(seeds):
-                stored = {"embedding": embeddings.to_stored(vectors[title]), "embeddingModel": embeddings.MODEL}
-                doc = new_post(slug, rng.choice((board["id"], other["id"])), title, content, rng.choice(STATUSES), manager, **stored)
-                doc["createdAt"] = doc["updatedAt"] = t0 - timedelta(seconds=size - i)
-                doc["voteCount"], doc["commentCount"] = rng.randint(0, 200), rng.randint(0, 30)
-                batch.append(doc)
-                if len(batch) == 2000:
-                    db.posts.insert_many(batch)
-                    batch = []
-            if batch:
-                db.posts.insert_many(batch)
+            vectors = title_vectors(embedder, [title for title, _ in seeds])
+            stored = {title: embeddings.to_stored(vector) for title, vector in vectors.items()}
+            insert_posts(db, slug, [board["id"], other["id"]], seeds, stored, rng)
+            t0 = now()
             comments = [
                 {"workspace": slug, "postId": ObjectId(hot), "parentId": None, "path": f"{i:06d}",
                  "depth": 0, "content": f"Me too {i}", "authorId": f"u{i}", "isTeamMember": False, "isPrivate": False,
