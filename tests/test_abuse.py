@@ -143,21 +143,29 @@ def test_a_retried_create_with_its_key_creates_once(board):
 
 
 def test_idempotent_comments_votes_keys_and_workspaces(api, admin_token, board):
+    """A retry answers the first answer again, except where that answer held a secret shown only
+    once (a new API key): then it says the request succeeded, and nothing is created twice."""
     post = new_post(board)
-    for path, body, kw in (
-        (f"{board.path}/posts/{post['id']}/comments", {"content": "Hello"}, {"key": board.key}),
-        (f"{board.path}/posts/{post['id']}/vote", None, {"user": board.user_token("voter")}),
-        (f"{board.path}/api-keys", {"name": "ci"}, {"key": board.key}),
-        ("/workspaces", {"slug": unique_slug(), "name": "Once"}, {"key": admin_token}),
+    slug = unique_slug()
+    for path, body, kw, shown_once in (
+        (f"{board.path}/posts/{post['id']}/comments", {"content": "Hello"}, {"key": board.key}, False),
+        (f"{board.path}/posts/{post['id']}/vote", None, {"user": board.user_token("voter")}, False),
+        (f"{board.path}/api-keys", {"name": "ci"}, {"key": board.key}, True),
+        ("/workspaces", {"slug": slug, "name": "Once"}, {"key": admin_token}, True),
     ):
         headers = {"Idempotency-Key": uuid.uuid4().hex}
         first = api.post(path, headers=headers, json=body, **kw)
         again = api.post(path, headers=headers, json=body, **kw)
         assert first.status_code == 201, first.text
-        assert (again.status_code, again.json()) == (201, first.json()), path
+        if shown_once:
+            assert "succeeded" in assert_error(again, 409), path
+        else:
+            assert (again.status_code, again.json()) == (201, first.json()), path
     comments = api.get(f"{board.path}/posts/{post['id']}/comments", key=board.key).json()["items"]
     assert len(comments) == 1
     assert api.get(f"{board.path}/posts/{post['id']}", key=board.key).json()["voteCount"] == 1
+    assert [k["name"] for k in api.get(f"{board.path}/api-keys", key=board.key).json()["items"]].count("ci") == 1
+    assert api.get(f"/workspaces/{slug}", key=admin_token).status_code == 200
 
 
 # -- trust between processes ----------------------------------------------------------------------
@@ -199,7 +207,7 @@ def test_default_secrets_are_refused_outside_development(command, env, refusal):
 # -- end-user tokens ------------------------------------------------------------------------------
 
 
-def test_sso_tokens_must_expire_soon_and_may_name_their_workspace(api, workspace, other_workspace):
+def test_sso_tokens_must_expire_soon_and_name_their_workspace(api, workspace, other_workspace):
     import jwt
 
     workspace.user_token()  # sets the workspace's ssoSecret
@@ -209,8 +217,9 @@ def test_sso_tokens_must_expire_soon_and_may_name_their_workspace(api, workspace
         token = jwt.encode({"id": "u-1", **claims}, secret, algorithm="HS256")
         return api.get(f"{workspace.path}/posts", user=token)
 
-    assert "exp" in assert_error(as_user(), 401), "a token without exp never expired before"
-    assert_error(as_user(exp=now + 2 * 86400), 401)  # past the 24 h maximum lifetime
-    assert as_user(exp=now + 3600).status_code == 200
+    assert "exp" in assert_error(as_user(aud=workspace.slug), 401), "a token without exp never expired before"
+    assert_error(as_user(exp=now + 2 * 86400, aud=workspace.slug), 401)  # past the 24 h maximum lifetime
     assert as_user(exp=now + 3600, aud=workspace.slug).status_code == 200
+    # A secret set now: its tokens must name the workspace (services/workspaces tests: older secrets).
+    assert_error(as_user(exp=now + 3600), 401)
     assert "audience" in assert_error(as_user(exp=now + 3600, aud=other_workspace.slug), 401)
