@@ -6,6 +6,7 @@ trusted proxy or from a token the gateway signed for a front service (docs/relia
 
 from __future__ import annotations
 
+import itertools
 import uuid
 
 import pytest
@@ -13,8 +14,9 @@ import pytest
 from common.devstack import _bin, _healthy, _wait, free_port
 from common.public_api import CLIENT_HEADER
 from gateway.clients import ClientAddresses
-from gateway.config import load_config
-from gateway.limits import address_key
+from common import auth
+from gateway.config import GatewayConfig, Limit, load_config
+from gateway.limits import STORE_RETRY_SECONDS, Budgets, RateLimits, address_key
 from testkit import Api, assert_error, create_workspace
 
 
@@ -56,8 +58,13 @@ def tight(stack):
     process.stop()
 
 
+CLIENTS = itertools.count(1)
+
+
 def address() -> dict:
-    return {"X-Forwarded-For": f"198.51.100.{uuid.uuid4().int % 250 + 1}, 127.0.0.1"}
+    """A client address no other call of this module's tests has used (documentation range, a
+    /64 each: budgets count IPv6 clients per /64), so no test spends another's budget."""
+    return {"X-Forwarded-For": f"2001:db8:{next(CLIENTS):x}::1, 127.0.0.1"}
 
 
 def vouched(stack, client: str) -> dict:
@@ -201,6 +208,33 @@ def test_a_front_service_vouches_for_its_clients_addresses(stack, limited, works
     # A token that does not verify is ignored: the request counts as its peer's.
     forged = {CLIENT_HEADER: vouched(stack, "203.0.113.88")[CLIENT_HEADER][:-4] + "0000", **address()}
     assert_error(limited.get(f"{workspace.path}/settings", key="fbk_junk", headers=forged), 401)
+
+
+def test_budgets_fail_open_while_their_store_is_down():
+    """A rate limiter must not take the platform down with its store, nor make every request
+    wait for the store's time-out: after one failure, the store is left alone for a while."""
+
+    class Down:
+        calls = 0
+
+        def incr(self, *args, **kwargs):
+            Down.calls += 1
+            raise ConnectionError("store down")
+
+        get = incr
+
+    now = [0.0]
+    budgets = Budgets(Down(), clock=lambda: 1000.0, monotonic=lambda: now[0])
+    check = [(("k",), "read", Limit(1, 60))]
+    assert budgets.spend(check) == [] and Down.calls == 1
+    assert budgets.spend(check) == [] and budgets.peek(*check[0]).allowed and Down.calls == 1
+    now[0] += STORE_RETRY_SECONDS + 1
+    assert budgets.spend(check) == [] and Down.calls == 2, "asked again after the pause"
+    limits = RateLimits(GatewayConfig(), Down())
+    visitor = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:x")
+    assert limits.check("read", visitor, "198.51.100.1", "acme") == {}, "served, uncounted"
+    limits.failed("198.51.100.1", "fbk_x")
+    limits.refuse_if_failing("198.51.100.1", "fbk_x", known_good=False)  # no 429, no error
 
 
 def test_ipv6_clients_are_counted_per_64():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -30,6 +31,9 @@ from common.errors import TooManyRequests
 from gateway.config import GatewayConfig, Limit
 
 READ, WRITE, SEARCH = "read", "write", "search"
+STORE_RETRY_SECONDS = 5  # how long budgets fail open after the store did not answer
+
+log = logging.getLogger(__name__)
 COLLECTION_DATABASE = "gateway"  # <prefix>gateway: the gateway's only database, its budgets
 
 
@@ -91,7 +95,9 @@ class CountersInMongo(MongoDBStorage):
 
 def open_storage(uri: str, database: str) -> Storage:
     if uri.startswith(("mongodb://", "mongodb+srv://")):
-        return CountersInMongo(uri, database_name=database)
+        # As the services' clients (common.db): a store that is down is known in 2 s, not 30.
+        timeouts = {"serverSelectionTimeoutMS": 2000, "connectTimeoutMS": 2000, "socketTimeoutMS": 2000}
+        return CountersInMongo(uri, database_name=database, **timeouts)
     return storage_from_string(uri)
 
 
@@ -101,12 +107,28 @@ class Budgets:
     lies within one window of now), so a budget spent just before a window ends is not whole
     again just after it."""
 
-    def __init__(self, storage: Storage, clock=time.time):
+    def __init__(self, storage: Storage, clock=time.time, monotonic=time.monotonic):
         self.storage = storage
         self.clock = clock
+        self.monotonic = monotonic
+        self._down_until = 0.0
+
+    def _store(self, work):
+        """``work()``'s counts, or None while the store is unreachable: budgets then fail open
+        (a rate limiter must not take the platform down with its store), and the store is not
+        asked again for STORE_RETRY_SECONDS, so requests do not each wait for its time-out."""
+        if self.monotonic() < self._down_until:
+            return None
+        try:
+            return work()
+        except Exception as ex:  # noqa: BLE001 - each storage (pymongo, redis, memcached) fails its own way
+            self._down_until = self.monotonic() + STORE_RETRY_SECONDS
+            log.warning("rate-limit store unavailable, budgets not counted for %s s: %s", STORE_RETRY_SECONDS, ex)
+            return None
 
     def spend(self, checks: list[tuple[tuple, str, Limit]], amount: int = 1) -> list[Verdict]:
-        """Spend ``amount`` of each ``(key, policy, limit)``; return a verdict per check."""
+        """Spend ``amount`` of each ``(key, policy, limit)``; return a verdict per check (none
+        while the store is unreachable)."""
         if not checks:
             return []
         now = self.clock()
@@ -117,11 +139,9 @@ class Budgets:
         # Each window's counter is read until the end of the next one.
         spend = {current: 2 * limit.window for (current, _, _), (_, _, limit) in zip(windows, checks)}
         previous = [prev for _, prev, _ in windows]
-        if isinstance(self.storage, CountersInMongo):
-            counts = self.storage.count(spend, previous, amount)
-        else:
-            counts = {k: self.storage.incr(k, math.ceil(s), amount) for k, s in spend.items()}
-            counts.update({k: self.storage.get(k) for k in previous})
+        counts = self._store(lambda: self._count(spend, previous, amount))
+        if counts is None:
+            return []
         verdicts = []
         for (key, policy, limit), (current, prev, start) in zip(checks, windows):
             weight = 1 - (now - start) / limit.window
@@ -137,14 +157,21 @@ class Budgets:
         now = self.clock()
         start = math.floor(now / limit.window) * limit.window
         current, previous = _window_key(key, limit, start), _window_key(key, limit, start - limit.window)
-        if isinstance(self.storage, CountersInMongo):
-            counts = self.storage.count({}, [current, previous], 0)
-        else:
-            counts = {k: self.storage.get(k) for k in (current, previous)}
+        counts = self._store(lambda: self._count({}, [current, previous], 0))
+        if counts is None:
+            return Verdict(True, policy, limit, limit.quota, 1)
         used = counts[previous] * (1 - (now - start) / limit.window) + counts[current]
         fits = used + 1 <= limit.quota
         reset = math.ceil(start + limit.window - now) if fits else _seconds_until_room(limit, counts[previous], counts[current], start, now)
         return Verdict(fits, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset))
+
+
+    def _count(self, spend: dict[str, float], read: list[str], amount: int) -> dict[str, int]:
+        if isinstance(self.storage, CountersInMongo):
+            return self.storage.count(spend, read, amount)
+        counts = {k: self.storage.incr(k, math.ceil(s), amount) for k, s in spend.items()}
+        counts.update({k: self.storage.get(k) for k in read})
+        return counts
 
 
 def _seconds_until_room(limit: Limit, previous: int, current: int, start: float, now: float) -> int:
@@ -191,7 +218,10 @@ class RateLimits:
         checks = [check for check in checks if check[2].quota > 0]
         if not checks:
             return {}
-        tightest = min(self.budgets.spend(checks), key=lambda v: (v.allowed, v.remaining))
+        verdicts = self.budgets.spend(checks)
+        if not verdicts:  # the store is unreachable: fail open
+            return {}
+        tightest = min(verdicts, key=lambda v: (v.allowed, v.remaining))
         if not tightest.allowed:
             raise _too_many(tightest, f"too many {kind} requests from this client")
         return tightest.headers()
