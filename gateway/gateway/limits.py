@@ -142,15 +142,10 @@ class Budgets:
         counts = self._store(lambda: self._count(spend, previous, amount))
         if counts is None:
             return []
-        verdicts = []
-        for (key, policy, limit), (current, prev, start) in zip(checks, windows):
-            weight = 1 - (now - start) / limit.window
-            used = counts[prev] * weight + counts[current]
-            allowed = used <= limit.quota
-            # While allowed: when this window ends; refused: when one more request fits.
-            reset = math.ceil(start + limit.window - now) if allowed else _seconds_until_room(limit, counts[prev], counts[current], start, now)
-            verdicts.append(Verdict(allowed, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset)))
-        return verdicts
+        return [
+            _verdict(policy, limit, counts[prev], counts[current], start, now)
+            for (_, policy, limit), (current, prev, start) in zip(checks, windows)
+        ]
 
     def peek(self, key: tuple, policy: str, limit: Limit) -> Verdict:
         """The verdict of one more request of ``key`` now, spending nothing."""
@@ -160,11 +155,7 @@ class Budgets:
         counts = self._store(lambda: self._count({}, [current, previous], 0))
         if counts is None:
             return Verdict(True, policy, limit, limit.quota, 1)
-        used = counts[previous] * (1 - (now - start) / limit.window) + counts[current]
-        fits = used + 1 <= limit.quota
-        reset = math.ceil(start + limit.window - now) if fits else _seconds_until_room(limit, counts[previous], counts[current], start, now)
-        return Verdict(fits, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset))
-
+        return _verdict(policy, limit, counts[previous], counts[current], start, now, pending=1)
 
     def _count(self, spend: dict[str, float], read: list[str], amount: int) -> dict[str, int]:
         if isinstance(self.storage, CountersInMongo):
@@ -172,6 +163,16 @@ class Budgets:
         counts = {k: self.storage.incr(k, math.ceil(s), amount) for k, s in spend.items()}
         counts.update({k: self.storage.get(k) for k in read})
         return counts
+
+
+def _verdict(policy: str, limit: Limit, previous: int, current: int, start: float, now: float, pending: int = 0) -> Verdict:
+    """The verdict of a budget whose windows counted ``previous`` and ``current`` (this window
+    started at ``start``), with ``pending`` more requests to come (1 to ask before spending)."""
+    used = previous * (1 - (now - start) / limit.window) + current
+    allowed = used + pending <= limit.quota
+    # While allowed: when this window ends; refused: when one more request fits.
+    reset = math.ceil(start + limit.window - now) if allowed else _seconds_until_room(limit, previous, current, start, now)
+    return Verdict(allowed, policy, limit, max(0, math.floor(limit.quota - used)), max(1, reset))
 
 
 def _seconds_until_room(limit: Limit, previous: int, current: int, start: float, now: float) -> int:
