@@ -223,13 +223,15 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
     context = context if context is not None else spec.create_context(settings)
     context.start_api()
     checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
+    # A service may stay out of rotation while it warms up: its context's optional ``readiness``.
+    warming = context.readiness() if hasattr(context, "readiness") else {}
     middleware = [
         InternalAuth(settings.internal_secret, spec.name, settings.max_body_bytes),
         RoundTrips(),
         CanonicalIds(),
         Idempotency(context.store.db, settings.idempotency_seconds),
     ]
-    app = create_app(spec.name, middleware=middleware, checks=checks, required_checks=["mongodb"])
+    app = create_app(spec.name, middleware=middleware, checks={**checks, **warming}, required_checks=["mongodb", *warming])
     for route in spec.routes:
         app.add_route("/v1" + route.template, resolve(route.resource)(context))
     for route in (*spec.internal_routes, *spec.pages):

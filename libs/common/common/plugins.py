@@ -66,7 +66,11 @@ class ServiceContext(Protocol):
     store: Any  # common.db.Store
 
     def start_api(self) -> None:
-        """Start what an API process needs besides serving (called once per process, after fork)."""
+        """Start what an API process needs besides serving (called once per process, after fork).
+
+        A context may also have ``readiness() -> dict[str, Callable[[], None]]``: checks that
+        raise while the process should stay out of rotation (``/readyz`` answers 503), e.g.
+        while it warms a cache."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ class PostsConfig:
     # The bytes of query indexes one process keeps (MiB), as measured by walking them; least
     # recently used workspaces are evicted past it. Search candidates count in both engines.
     index_memory_mb: float = 256.0
+    # A new API process reports ready once it has built the indexes of the workspaces too slow
+    # to read cold (posts.reads.cache, "Warm before ready"), or after this many seconds.
+    warm_up_seconds: float = 120.0
 
     @property
     def lexical_candidates(self) -> int:
@@ -56,6 +59,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
         backfill_idle=setting(env, "POSTS_BACKFILL_IDLE", PostsConfig.backfill_idle, float),
         read_engine=setting(env, "POSTS_READ_ENGINE", PostsConfig.read_engine, _engine),
         index_memory_mb=setting(env, "POSTS_INDEX_MEMORY_MB", PostsConfig.index_memory_mb, _positive),
+        warm_up_seconds=setting(env, "POSTS_WARM_UP_SECONDS", PostsConfig.warm_up_seconds, _positive),
     )
 
 

@@ -85,6 +85,17 @@ class PostClock(Document):
     meta = {"db_alias": ALIAS, "collection": "post_clocks"}
 
 
+class WarmIndex(Document):
+    """A workspace whose query index took long to build (``posts.reads.cache``): its cold reads
+    would be as slow, so a new API process builds its index before it reports ready."""
+
+    id = StringField(primary_key=True)  # the workspace's slug
+    posts = IntField(required=True)
+    bytes = IntField(required=True)  # the index's measured size when built
+    builtAt = DateTimeField(required=True)
+    meta = {"db_alias": ALIAS, "collection": "post_warm_indexes"}
+
+
 class Vote(Document):
     """One voter's vote on one post.
 
@@ -142,4 +153,4 @@ class WorkspaceView(Document):
     meta = {"db_alias": ALIAS, "collection": "workspaces", "indexes": ["syncedAt"]}
 
 
-MODELS = (Post, PostClock, Vote, Comment, WorkspaceView)
+MODELS = (Post, PostClock, WarmIndex, Vote, Comment, WorkspaceView)

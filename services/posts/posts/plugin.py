@@ -39,8 +39,16 @@ class Context:
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
-        threading.Thread(target=self.service.warm_up, name="query-index-warm-up", daemon=True).start()
+        self.service.reads.start()
+        threading.Thread(target=self.service.warm_up, name="model-warm-up", daemon=True).start()
         threading.Thread(target=self.service.backfill_last_comments, name="last-comments-backfill", daemon=True).start()
+
+    def readiness(self) -> dict:
+        return {"query-indexes": self._indexes_warm}
+
+    def _indexes_warm(self) -> None:
+        if not self.service.reads.ready():
+            raise RuntimeError("warming up")  # reported as "unreachable: RuntimeError"
 
 
 def create_context(settings: Settings) -> Context:

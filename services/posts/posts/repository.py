@@ -18,6 +18,7 @@ from typing import Iterable, TypeVar
 
 from bson import ObjectId
 from common.db import Delete, Insert, Store, Update, Write, new_document
+from common.ids import now
 from common.repository import Repository
 from pymongo import UpdateOne
 from pymongo.client_session import ClientSession
@@ -25,7 +26,7 @@ from pymongo.cursor import Cursor
 from pymongo.errors import DuplicateKeyError
 
 from posts import contract
-from posts.models import Comment, Post, PostClock, Vote, WorkspaceView
+from posts.models import Comment, Post, PostClock, Vote, WarmIndex, WorkspaceView
 
 T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
@@ -60,6 +61,7 @@ class PostRepository(Repository):
         super().__init__(store, contract.TOPIC)
         self.posts = Post._get_collection()
         self.clock_docs = PostClock._get_collection()
+        self.warm_indexes = WarmIndex._get_collection()
         self.votes = Vote._get_collection()
         self.comments = Comment._get_collection()
         self.workspace_views = WorkspaceView._get_collection()
@@ -153,6 +155,14 @@ class PostRepository(Repository):
         (streamed: the index keeps what it needs of each)."""
         clocks = self.clocks(slug)
         return self.posts.find({"workspace": slug}, projection=INDEXED, batch_size=1000), clocks
+
+    def note_warm_index(self, slug: str, posts: int, size: int) -> None:
+        self.warm_indexes.replace_one({"_id": slug}, {"posts": posts, "bytes": size, "builtAt": now()}, upsert=True)
+
+    def warm_index_records(self) -> list[dict]:
+        """The workspaces whose indexes a new process builds before it is ready (a small
+        collection: read whole, ordered here)."""
+        return sorted(self.warm_indexes.find(), key=lambda d: d["builtAt"], reverse=True)
 
     def count_posts(self, slug: str) -> int:
         return self.posts.count_documents({"workspace": slug})

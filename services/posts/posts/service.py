@@ -148,11 +148,9 @@ class PostService:
 
     def warm_up(self) -> None:
         """Load the sentence model (an API process does it at start, in the background), so the
-        first search does not wait for it. Query indexes are built on first use, in the
-        background too (posts.reads.cache)."""
+        first search does not wait for it."""
         if self.embedder is not None:
             self.embedder.get()
-        self.reads.start()
 
     def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)

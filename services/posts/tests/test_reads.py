@@ -219,6 +219,48 @@ def test_a_cold_workspace_is_answered_while_its_index_builds_in_the_background(c
     assert [str(d["_id"]) for d in engine.page(slug, Filters(), "top", 20, 0)] == expected
 
 
+def test_a_new_process_builds_the_indexes_slow_to_build_before_it_is_ready(context, monkeypatch):
+    from posts.reads import cache
+
+    slug = seeded(context, "warm", 12)
+    monkeypatch.setattr(cache, "WARM_BEFORE_READY_SECONDS", 0.0)  # every build is "slow"
+    MemoryReads(context.service.repo, BUDGET, background=False).page(slug, Filters(), "newest", 5, 0)
+    record = context.store.db.post_warm_indexes.find_one({"_id": slug})
+    assert record["posts"] == 12 and record["bytes"] > 0
+
+    new_process = MemoryReads(context.service.repo, BUDGET)
+    building, release = threading.Event(), threading.Event()
+    build = new_process.cache.build
+
+    def slow_build(s):
+        if s == slug:
+            building.set()
+            assert release.wait(30)
+        return build(s)
+
+    new_process.cache.build = slow_build
+    assert not new_process.ready()
+    new_process.start()
+    assert building.wait(10)
+    assert not new_process.ready()  # /readyz answers 503 meanwhile (posts.plugin.Context.readiness)
+    release.set()
+    assert new_process.cache.warm.wait(30) and new_process.ready()
+    assert slug in new_process.cache.held()
+
+
+def test_an_index_that_would_not_fit_is_not_warmed(context, monkeypatch):
+    from posts.reads import cache
+
+    slug = seeded(context, "warm-big", 12)
+    monkeypatch.setattr(cache, "WARM_BEFORE_READY_SECONDS", 0.0)
+    MemoryReads(context.service.repo, BUDGET, background=False).page(slug, Filters(), "newest", 5, 0)
+    size = context.store.db.post_warm_indexes.find_one({"_id": slug})["bytes"]
+    new_process = MemoryReads(context.service.repo, size - 1)
+    new_process.start()
+    assert new_process.cache.warm.wait(30)
+    assert slug not in new_process.cache.held()
+
+
 def test_an_engine_is_chosen_by_configuration(context):
     from dataclasses import replace
 

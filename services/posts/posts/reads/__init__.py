@@ -58,6 +58,9 @@ class Reads(Protocol):
     def start(self) -> None:
         """Start what keeps the engine's caches warm (an API process, after fork)."""
 
+    def ready(self) -> bool:
+        """False while a new process warms up (it then reports not ready: ``/readyz``)."""
+
 
 def open_reads(repo, config) -> Reads:
     from posts.reads.engines import MemoryReads, MongoReads
@@ -65,4 +68,4 @@ def open_reads(repo, config) -> Reads:
     budget = int(config.index_memory_mb * 2**20)
     if config.read_engine == MONGO:
         return MongoReads(repo, budget)
-    return MemoryReads(repo, budget)
+    return MemoryReads(repo, budget, warm_up_seconds=config.warm_up_seconds)

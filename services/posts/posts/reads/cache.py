@@ -9,6 +9,11 @@
   every change committed before the call, or None when it is not built yet; a miss queues its
   build on one background thread (one build at a time: a build is CPU work, and two would
   only share the process's cores with the requests), and the caller answers another way.
+- **Warm before ready.** A build that takes longer than ``WARM_BEFORE_READY_SECONDS`` says that
+  workspace's cold reads are slow too (the fallback reads as much, and on the local stand-in
+  sorts it in Python): it is recorded (``post_warm_indexes``), and a new process builds the
+  recorded indexes that fit its budget, most recently built first, before it reports ready
+  (``warm_up``), so a restart or a new pod takes no request on them cold.
 - **Fresh.** Each post write stamps ``changedAt`` and moves one of the workspace's change clocks
   (``posts.repository``: their own collection); ``fresh`` reads the clocks and, when one moved
   since the index last looked, applies the posts changed since (one catch-up at a time per index).
@@ -28,6 +33,9 @@ from posts.reads.index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
 
+# A build this slow marks its workspace as one a new process warms before it is ready.
+WARM_BEFORE_READY_SECONDS = 0.5
+
 
 class IndexCache:
     def __init__(self, repo, budget: int, ordered: bool, background: bool = True):
@@ -43,6 +51,7 @@ class IndexCache:
         self._builds: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._builder: threading.Thread | None = None
         self.evictions = 0
+        self.warm = threading.Event()  # set once warm_up is done: the process may report ready
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -87,8 +96,10 @@ class IndexCache:
         """Build the workspace's index now and keep it (evicting others) if it fits the budget."""
         if slug in self._too_big and self.repo.count_posts(slug) >= self._too_big[slug]:
             return None  # still too big: do not read it all again for nothing
+        started = time.monotonic()
         docs, clocks = self.repo.index_source(slug)
         index = WorkspaceIndex(docs, clocks, ordered=self.ordered)
+        seconds = time.monotonic() - started
         per_post = index.footprint() / max(1, index.size())
         # An index is hundreds of thousands of long-lived objects: out of the garbage collector's
         # full passes, which would otherwise walk them all, often, under load. Collected first,
@@ -108,7 +119,28 @@ class IndexCache:
             self._indexes[slug] = index
             self._indexes.move_to_end(slug)
         self._fit(keep=slug)
+        if seconds >= WARM_BEFORE_READY_SECONDS:
+            self.repo.note_warm_index(slug, index.size(), int(per_post * index.size()))
         return index
+
+    def warm_up(self, time_limit: float) -> None:
+        """Build the recorded slow-to-build indexes that fit the budget together, most recently
+        built first, then set :attr:`warm` (also after ``time_limit`` seconds: a process that
+        cannot warm up still serves, its cold reads slowly)."""
+        try:
+            chosen, size = [], 0
+            for record in self.repo.warm_index_records():
+                if size + record["bytes"] <= self.budget:
+                    chosen.append(record["_id"])
+                    size += record["bytes"]
+            for slug in reversed(chosen):  # the most recent last: the least likely evicted
+                self._queue(slug)
+            if not self.wait_idle(time_limit):
+                log.warning("warming the query indexes took over %.0f s; ready with some still building", time_limit)
+        except Exception:  # noqa: BLE001 - the database is down: ready follows its own check
+            log.warning("could not warm the query indexes", exc_info=True)
+        finally:
+            self.warm.set()
 
     def _queue(self, slug: str) -> None:
         with self._lock:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from bson import ObjectId
 
@@ -21,7 +23,10 @@ class MongoReads:
         self.cache = IndexCache(repo, budget, ordered=ordered, background=background)
 
     def start(self) -> None:
-        pass  # nothing to warm: an index is built on a workspace's first search
+        pass  # nothing to warm: a cold page is an index walk, and search builds on first use
+
+    def ready(self) -> bool:
+        return True
 
     def queries(self, slug: str, filters: Filters, sort: str, limit: int, offset: int):
         """The cursor a page runs (unexecuted), for the explain test."""
@@ -58,8 +63,16 @@ class MemoryReads(MongoReads):
     whose index is not built yet (or does not fit the budget) is read as :class:`MongoReads`
     reads it."""
 
-    def __init__(self, repo, budget: int, background: bool = True):
+    def __init__(self, repo, budget: int, background: bool = True, warm_up_seconds: float = 120.0):
         super().__init__(repo, budget, ordered=True, background=background)
+        self.warm_up_seconds = warm_up_seconds
+
+    def start(self) -> None:
+        threading.Thread(target=self.cache.warm_up, args=(self.warm_up_seconds,), name="query-index-warm-up",
+                         daemon=True).start()
+
+    def ready(self) -> bool:
+        return self.cache.warm.is_set()
 
     def page(self, slug: str, filters: Filters, sort: str, limit: int, offset: int) -> list[dict]:
         index = self.cache.fresh(slug)
