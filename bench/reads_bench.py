@@ -13,9 +13,10 @@ workspace of ``--start-size`` posts, then prints figures only:
   ``--budget``; then the same reads again with a budget nothing reaches (every workspace kept,
   as the process did before the cache was bounded). For each: the worker's RSS (the sentence
   model included), the p50/p95 of the lists of the hottest 10% of workspaces, and their ratio;
-- start: the posts API process restarted, then 20 lists of the ``--start-size`` workspace as
-  soon as it is healthy: p50/p95/max of those first reads (answered by the database while
-  its index builds in the background), and how long until the index answers.
+- start: 20 lists of the ``--start-size`` workspace that no process has built yet (answered by
+  the database while its index builds in the background), then the process restarted and
+  the same 20 lists as soon as it is ready (it builds the indexes recorded as slow to build
+  first): p50/p95/max of each, how long until alive and ready, and until the index answers.
 """
 
 from __future__ import annotations
@@ -96,12 +97,14 @@ def main() -> None:
             workers = [p for p in process_tree(api.popen.pid) if p != api.popen.pid]
             return max(rss_mb(p) for p in workers or [api.popen.pid])
 
-        def restart(budget: float) -> float:
+        def restart(budget: float) -> tuple[float, float]:
+            """Restart the posts API; seconds until it is alive, and until it is ready (it first
+            builds the indexes recorded as slow to build, posts.reads.cache)."""
             api.stop()
             api.env["POSTS_INDEX_MEMORY_MB"] = str(budget)
             t = time.perf_counter()
             api.start()
-            deadline = time.perf_counter() + 120
+            deadline = time.perf_counter() + 180
             while True:  # a starting process may accept and not answer yet: a time-out is "not yet"
                 try:
                     wait_up(f"http://127.0.0.1:{port}/healthz", timeout=5)
@@ -109,7 +112,29 @@ def main() -> None:
                 except Exception:  # noqa: BLE001
                     if time.perf_counter() > deadline:
                         raise
-            return time.perf_counter() - t
+            alive = time.perf_counter() - t
+            while urllib3.request("GET", f"http://127.0.0.1:{port}/readyz", timeout=5, retries=False).status != 200:
+                if time.perf_counter() > deadline:
+                    raise TimeoutError("the posts API did not turn ready")
+                time.sleep(0.2)
+            return alive, time.perf_counter() - t
+
+        def first_lists(slug: str) -> tuple[list[float], float | None]:
+            """20 lists one after the other, then how long until one is as fast as a hot list
+            (its index answers)."""
+            up, times = time.perf_counter(), []
+            for _ in range(20):  # a read past the gateway's timeout counts as its time to the 504
+                t = time.perf_counter()
+                http.request("GET", f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", timeout=120)
+                times.append(time.perf_counter() - t)
+            deadline = time.perf_counter() + 120
+            while time.perf_counter() < deadline:
+                t = time.perf_counter()
+                call("GET", f"/workspaces/{slug}/posts?limit=20&sort=top")
+                if time.perf_counter() - t < 0.02:
+                    return times, time.perf_counter() - up
+                time.sleep(0.2)
+            return times, None
 
         figures = {}
         for label, budget in ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000)):
@@ -126,23 +151,11 @@ def main() -> None:
             figures[label] = (max(rss_peak, worker_rss()), *p50_p95(hot_times))
             print(f"{label}: done", flush=True)
 
-        restart(args.budget)
-        up = time.perf_counter()
-        first = []
-        for _ in range(20):
-            t = time.perf_counter()
-            call("GET", f"/workspaces/{big}/posts?limit=20&sort=top")
-            first.append(time.perf_counter() - t)
-        since_healthy = time.perf_counter() - up
-        indexed = None
-        deadline = time.perf_counter() + 120
-        while time.perf_counter() < deadline:  # the index answers once a list is as fast as the hot ones
-            t = time.perf_counter()
-            call("GET", f"/workspaces/{big}/posts?limit=20&sort=top")
-            if time.perf_counter() - t < 0.02:
-                indexed = time.perf_counter() - up
-                break
-            time.sleep(0.2)
+        # Start: a workspace no process has built yet is read cold (by the database while its
+        # index builds); a new process, having seen it built (and slow to build), warms it first.
+        never_built = first_lists(big)
+        alive, ready = restart(args.budget)
+        after_restart = first_lists(big)
 
         print(f"\nmemory engine, one posts API process, {args.posts} posts over {args.workspaces} workspaces, "
               f"{args.reads} lists spread by a Zipf law (s=1.1):")
@@ -150,10 +163,12 @@ def main() -> None:
         for label, (rss, p50, p95) in figures.items():
             print(f"  {label:24} worker RSS (model included) {rss:6.0f} MB; lists of the hottest 10%: "
                   f"p50 {p50:5.1f} ms, p95 {p95:5.1f} ms ({p95 / base:4.2f}x the unbounded p95)")
-        p50, p95 = p50_p95(first)
-        print(f"start: the first 20 lists of the {args.start_size}-post workspace after the process is healthy: "
-              f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {1000 * max(first):.0f} ms, all 20 within {since_healthy:.2f} s")
-        print("  its index answered after " + (f"{indexed:.1f} s" if indexed is not None else "more than 120 s"))
+        for label, (times, indexed) in (("never built by any process", never_built),
+                                        (f"after a restart (alive {alive:.1f} s, ready {ready:.1f} s)", after_restart)):
+            p50, p95 = p50_p95(times)
+            print(f"start, the {args.start_size}-post workspace {label}: first 20 lists p50 {p50:.0f} ms, "
+                  f"p95 {p95:.0f} ms, max {1000 * max(times):.0f} ms; its index answered after "
+                  + (f"{indexed:.1f} s" if indexed is not None else "more than 120 s"))
     finally:
         stack.stop()
 
