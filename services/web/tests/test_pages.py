@@ -11,6 +11,7 @@ import pytest
 from pymongo import MongoClient
 
 from web import sealing
+from web.contract import SECURITY_HEADERS
 
 from .helpers import Visitor, create_post, csrf_of, form_csrf, scripts_of, sso_sign_in, vote_count
 
@@ -292,3 +293,51 @@ def test_submit_page(site, workspace):
 def test_unknown_workspace_is_an_html_404(stack):
     r = Visitor(stack.url, "no-such-workspace-here").get()
     assert r.status_code == 404 and r.headers["Content-Type"].startswith("text/html")
+
+
+def test_every_kind_of_answer_carries_the_security_headers(stack, site, workspace):
+    """A page, a redirect, the error pages (the site's own refusal and the API's), a file, the
+    theme and a file that is not there: each carries every security header."""
+    post = create_post(workspace, "Headers everywhere")
+    page = site.get()
+    answers = {
+        "page": page,
+        "redirect": site.post(f"/p/{post['id']}/vote", {"csrf": csrf_of(page.text), "action": "vote"}, allow_redirects=False),
+        "error page of the site": site.post(f"/p/{post['id']}/vote", {"action": "vote"}),
+        "error page of the API": site.get("/p/" + "0" * 24),
+        "unknown workspace": Visitor(stack.url, "no-such-workspace-here").get(),
+        "static file": site.get("/static/site.css"),
+        "theme": site.get("/theme.css"),
+        "missing file": site.get("/static/nope.js"),
+    }
+    statuses = {kind: r.status_code for kind, r in answers.items()}
+    assert statuses == {"page": 200, "redirect": 303, "error page of the site": 403, "error page of the API": 404,
+                        "unknown workspace": 404, "static file": 200, "theme": 200, "missing file": 404}
+    for kind, r in answers.items():
+        for name, value in SECURITY_HEADERS.items():
+            assert r.headers.get(name) == value, (kind, name)
+    for kind in ("error page of the site", "error page of the API", "unknown workspace", "missing file"):
+        assert answers[kind].headers["Content-Type"].startswith("text/html"), kind
+        assert answers[kind].headers["Cache-Control"] == "no-store", kind
+    assert answers["static file"].headers["Cache-Control"] == "public, max-age=300"
+    # files are everyone's: they neither set nor read a visitor's cookies
+    assert "Set-Cookie" not in answers["static file"].headers and "Set-Cookie" not in answers["theme"].headers
+
+
+def test_the_board_sorts_by_top_or_new_and_names_no_other_order(site, workspace):
+    """The API has no trending order: the board offers top (its default) and new, and an old
+    link asking for "trending" shows the default."""
+    older = create_post(workspace, "Older but voted")
+    newer = create_post(workspace, "Newer without votes")
+    voted = workspace.api.post(f"{workspace.path}/posts/{older['id']}/vote", user=workspace.user_token("voter"))
+    assert voted.status_code in (200, 201), voted.text
+    default = site.get().text
+    options = re.findall(r'<option value="(\w+)"( selected)?>(\w+)</option>', default.split('id="f-sort"')[1].split("</select>")[0])
+    assert options == [("top", " selected", "Top"), ("new", "", "New")]
+    assert default.index("Older but voted") < default.index("Newer without votes")
+    newest = site.get("?sort=new").text
+    assert newest.index("Newer without votes") < newest.index("Older but voted")
+    trending = site.get("?sort=trending").text
+    assert trending.index("Older but voted") < trending.index("Newer without votes")
+    assert '<option value="top" selected>' in trending
+    assert newer["id"] in trending

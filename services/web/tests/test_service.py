@@ -13,11 +13,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import bson
 import pytest
 
+from common.errors import BadRequest, Forbidden
 from common.public_api import CLIENT_HEADER
 from web import sealing
-from web.api import ApiClient, ApiError
+from web.api import ApiClient
+from web.contract import ANON_COOKIE, SESSION_COOKIE
 from web.models import Session
-from web.service import ANON_COOKIE, SESSION_COOKIE, Forbidden, Page, Redirect, Site
+from web.service import Site
+from web.shapes import Page, Redirect
 
 SECRET = "test-web-cookie-secret-" + "x" * 16
 
@@ -167,6 +170,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(201, {"id": "grant-7", "key": "fbk_grant_secret", "name": entry["body"]["name"],
                            "role": "manager", "expiresAt": "2030-01-01T00:00:00Z", "parentKeyId": "parent-1"})
 
+    def do_PATCH(self):
+        self._record()
+        self._answer(200, {})
+
     def do_DELETE(self):
         self._record()
         if self.server.fail_delete:
@@ -236,7 +243,24 @@ def test_malformed_credentials_are_refused_before_any_call(recorded):
     visitor = site.visitor("acme", {})
     assert site.manager_sign_in(visitor, {"csrf": visitor.csrf, "apiKey": "two\r\nlines"}).status == 400
     for token in ("", "a b", "x\r\nX-Injected: 1"):
-        with pytest.raises(ApiError) as refused:
+        with pytest.raises(BadRequest):
             site.sso_confirm(visitor, token)
-        assert refused.value.status == 400
     assert [r["path"] for r in api.requests] == ["/v1/workspaces/acme/branding"]  # the form, shown again
+
+
+def test_triage_refuses_an_unknown_action_or_state_before_any_call(recorded):
+    site, api = recorded
+    visitor = site.visitor("acme", {})
+    site._start_session(visitor, "manager", "key-triage")
+    manager = site.visitor("acme", {SESSION_COOKIE: visitor.cookies[-1][1]})
+    for form in ({}, {"action": "delete"}, {"action": "moderate"}, {"action": "moderate", "moderationState": "gone"}):
+        with pytest.raises(BadRequest):
+            site.triage(manager, "p1", {"csrf": manager.csrf, **form})
+    assert api.requests == []
+    done = site.triage(manager, "p1", {"csrf": manager.csrf, "action": "moderate", "moderationState": "spam"})
+    assert done == Redirect("/b/acme/p/p1")
+    assert [(r["method"], r["path"], r["body"]) for r in api.requests] == [("PATCH", "/v1/workspaces/acme/posts/p1", {"moderationState": "spam"})]
+    # who may comes before what: a visitor who is not a manager learns nothing of the form's rules
+    anonymous = site.visitor("acme", {})
+    with pytest.raises(Forbidden):
+        site.triage(anonymous, "p1", {"csrf": anonymous.csrf, "action": "delete"})

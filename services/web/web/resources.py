@@ -1,30 +1,46 @@
 """The site's pages, one resource per URI template: read the request, call the site, answer.
 
-Every answer carries the security headers; every page is HTML rendered by Jinja2 with
-autoescape; an API refusal becomes an HTML error page with the API's status.
+Every responder is one call of :meth:`PageResource.respond`, the one place that answers: it puts
+the security headers on the response first (so every answer carries them, an error page, a file
+or a failure the kit answers included), finds the visitor, calls the site, turns a refusal into
+the HTML error page and writes the answer. The pages are served by the kit's app like every
+service's routes, so the site's answers pass through here rather than through an error handler
+of its own app.
 """
 
 from __future__ import annotations
 
-from importlib.resources import files
 from urllib.parse import parse_qsl
 
 import falcon
 
+from common.errors import FeedbackError
 from common.public_api import CLIENT_HEADER
+from web import shapes
 from web.api import ApiError
-from web.service import Forbidden, Page, Redirect
+from web.contract import SECURITY_HEADERS
+from web.shapes import Asset, Page, Redirect
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-}
-STATIC_TYPES = {"css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"}
+
+def form(req) -> dict:
+    """The request's form fields (the kit has read the body once, to check its signature)."""
+    body = req.context.get("body")
+    if body is None:
+        body = req.bounded_stream.read()
+    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def query(req) -> dict:
+    """The query's parameters, the first value of a repeated one."""
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in req.params.items()}
+
+
+def refusal(ex: Exception) -> Page:
+    """The error page of a refusal: the site's own (the kit's errors) or the API's."""
+    if isinstance(ex, FeedbackError):
+        return shapes.error_page(falcon.http_status_to_code(ex.status), ex.message)
+    status = ex.status if 400 <= ex.status < 600 else 502  # an API that answered oddly is a bad gateway
+    return shapes.error_page(status, ex.message)
 
 
 class PageResource:
@@ -32,166 +48,119 @@ class PageResource:
         self.site = context.site
         self.templates = context.templates
 
-    def visitor(self, req, slug):
-        return self.site.visitor(slug, req.cookies, req.get_header(CLIENT_HEADER))
+    def respond(self, req, resp, slug, action, *args, public: bool = False) -> None:
+        """Answer with ``action(visitor, *args)``, the site's method for this request.
 
-    @staticmethod
-    def form(req) -> dict:
-        body = req.context.get("body")
-        if body is None:
-            body = req.bounded_stream.read()
-        return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-
-    @staticmethod
-    def params(req) -> dict:
-        return {k: (v[0] if isinstance(v, list) else v) for k, v in req.params.items()}
-
-    def answer(self, req, resp, visitor, work) -> None:
-        for name, value in SECURITY_HEADERS.items():
-            resp.set_header(name, value)
-        resp.cache_control = ["no-store"]
+        ``public``: an answer the same for every visitor (a stylesheet, a script), so the
+        visitor's cookies are neither read nor set and browsers may cache it."""
+        resp.set_headers(SECURITY_HEADERS)
+        visitor = self.site.visitor(slug, {} if public else req.cookies, req.get_header(CLIENT_HEADER))
         try:
-            result = work()
-        except Forbidden as ex:
-            result = Page("error.html", {"message": str(ex), "status": 403}, 403)
-        except ApiError as ex:
-            status = ex.status if 400 <= ex.status < 600 else 502
-            result = Page("error.html", {"message": ex.message, "status": status}, status)
+            answer = action(visitor, *args)
+        except (FeedbackError, ApiError) as ex:
+            answer = refusal(ex)
+        if not public:
+            self._set_cookies(req, resp, visitor.cookies)
+        if isinstance(answer, Asset):
+            resp.content_type = answer.content_type
+            resp.cache_control = ["public", f"max-age={answer.max_age}"]
+            resp.data = answer.body
+            return
+        resp.cache_control = ["no-store"]
+        resp.content_type = falcon.MEDIA_HTML
+        if isinstance(answer, Redirect):
+            resp.status = falcon.HTTP_303
+            resp.location = answer.location
+            resp.text = ""
+            return
+        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": None, **answer.context}
+        resp.status = answer.status
+        resp.text = self.templates.get_template(answer.template).render(**context)
+
+    @staticmethod
+    def _set_cookies(req, resp, cookies) -> None:
         secure = (req.get_header("X-Forwarded-Proto") or req.scheme) == "https"
-        for name, value, max_age in visitor.cookies:
+        for name, value, max_age in cookies:
             if value is None:
                 resp.unset_cookie(name, path="/")
             else:
                 resp.set_cookie(name, value, max_age=max_age, path="/", secure=secure, http_only=True, same_site="Lax")
-        if isinstance(result, Redirect):
-            resp.status = falcon.HTTP_303
-            resp.location = result.location
-            resp.content_type = falcon.MEDIA_HTML
-            resp.text = ""
-            return
-        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": None, **result.context}
-        resp.status = result.status
-        resp.content_type = "text/html; charset=utf-8"
-        resp.text = self.templates.get_template(result.template).render(**context)
 
 
 class Board(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.board(v, self.params(req)))
+        self.respond(req, resp, slug, self.site.board, query(req))
 
 
 class PostPage(PageResource):
     def on_get(self, req, resp, slug, postId):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.post(v, postId, self.params(req)))
+        self.respond(req, resp, slug, self.site.post, postId, query(req))
 
 
 class Vote(PageResource):
     def on_post(self, req, resp, slug, postId):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.vote(v, postId, form))
+        self.respond(req, resp, slug, self.site.vote, postId, form(req))
 
 
 class Comment(PageResource):
     def on_post(self, req, resp, slug, postId):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.comment(v, postId, form))
+        self.respond(req, resp, slug, self.site.comment, postId, form(req))
 
 
 class Triage(PageResource):
     def on_post(self, req, resp, slug, postId):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.triage(v, postId, form))
+        self.respond(req, resp, slug, self.site.triage, postId, form(req))
 
 
 class Roadmap(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.roadmap(v, self.params(req)))
+        self.respond(req, resp, slug, self.site.roadmap, query(req))
 
 
 class Changelog(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.changelog(v, self.params(req)))
+        self.respond(req, resp, slug, self.site.changelog, query(req))
 
 
 class NewPost(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.new_post_form(v, self.params(req)))
+        self.respond(req, resp, slug, self.site.new_post_form, query(req))
 
     def on_post(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.submit(v, form))
+        self.respond(req, resp, slug, self.site.submit, form(req))
 
 
 class Sso(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        token = req.get_param("token") or ""
-        self.answer(req, resp, v, lambda: self.site.sso_confirm(v, token))
+        self.respond(req, resp, slug, self.site.sso_confirm, req.get_param("token") or "")
 
     def on_post(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.sso(v, form))
+        self.respond(req, resp, slug, self.site.sso, form(req))
 
 
 class SignOut(PageResource):
     def on_post(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.sign_out(v, form))
+        self.respond(req, resp, slug, self.site.sign_out, form(req))
 
 
 class ManagerSignIn(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.manager_sign_in_form(v))
+        self.respond(req, resp, slug, self.site.manager_sign_in_form)
 
     def on_post(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        form = self.form(req)
-        self.answer(req, resp, v, lambda: self.site.manager_sign_in(v, form))
+        self.respond(req, resp, slug, self.site.manager_sign_in, form(req))
 
 
 class Queue(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.visitor(req, slug)
-        self.answer(req, resp, v, lambda: self.site.queue(v, self.params(req)))
+        self.respond(req, resp, slug, self.site.queue, query(req))
 
 
 class ThemeCss(PageResource):
     def on_get(self, req, resp, slug):
-        v = self.site.visitor(slug, {}, req.get_header(CLIENT_HEADER))
-        for name, value in SECURITY_HEADERS.items():
-            resp.set_header(name, value)
-        try:
-            resp.text = self.site.theme_css(v)
-        except ApiError as ex:
-            resp.status = ex.status
-            resp.text = "/* unknown workspace */\n"
-        resp.content_type = STATIC_TYPES["css"]
-        resp.cache_control = ["public", "max-age=60"]
+        self.respond(req, resp, slug, self.site.theme_css, public=True)
 
 
 class Static(PageResource):
-    NAMES = {"site.css", "site.js"}
-
     def on_get(self, req, resp, slug, name):
-        for header, value in SECURITY_HEADERS.items():
-            resp.set_header(header, value)
-        if name not in self.NAMES:
-            resp.status = falcon.HTTP_404
-            resp.content_type = "text/plain; charset=utf-8"
-            resp.text = "not found\n"
-            return
-        resp.content_type = STATIC_TYPES[name.rsplit(".", 1)[1]]
-        resp.cache_control = ["public", "max-age=300"]
-        resp.data = (files("web") / "static" / name).read_bytes()
+        self.respond(req, resp, slug, self.site.static_file, name, public=True)

@@ -3,6 +3,11 @@
 Every read and write goes to the public API with the visitor's own identity (an anonymous
 id, an SSO user's token or a manager's session API key, kept sealed in the session), so
 visibility, permissions and rate limits are the API's. No page makes one API call per post.
+
+Each page's method returns what to answer (``shapes.Page``, ``Redirect`` or ``Asset``). A refusal
+of the site's own (no CSRF proof, not a manager, malformed input) raises the kit's error
+(``common.errors``); the API's refusal arrives as ``ApiError``. The resources render either as
+the error page, in one place.
 """
 
 from __future__ import annotations
@@ -13,42 +18,26 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass, field
-from urllib.parse import urlencode
+from importlib.resources import files
 
-import jwt
 from pymongo.errors import PyMongoError
 
+from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
+from common.validation import check
+from web import schemas, shapes
 from web.api import ApiClient, ApiError
+from web.contract import ANON_COOKIE, SESSION_COOKIE
+from web.shapes import Asset, Page, Redirect
 
 log = logging.getLogger(__name__)
 
-ANON_COOKIE = "fb_anon"
-SESSION_COOKIE = "fb_session"
 ANON_ID = re.compile(r"[0-9a-f]{32}")
-SORTS = {"trending": "top", "new": "newest", "top": "top"}
-MODERATION = ("approved", "pending", "rejected", "spam")
 # What the API key a manager's session holds is called in the workspace's list of keys.
 GRANT_NAME = "board session"
-# Credentials go into an HTTP header: printable ASCII without spaces, or they are refused as
-# input errors here rather than failing inside the HTTP client.
-TOKEN = re.compile(r"[\x21-\x7e]{1,8192}")
-
-
-class Forbidden(Exception):
-    """A form without a valid CSRF token, or a manager action without a manager session."""
-
-
-@dataclass
-class Page:
-    template: str
-    context: dict
-    status: int = 200
-
-
-@dataclass
-class Redirect:
-    location: str
+# The site's own files (package data) and their types; browsers keep them five minutes.
+STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
+STATIC_MAX_AGE = 300
 
 
 @dataclass
@@ -101,7 +90,7 @@ class Site:
             if session["kind"] == "manager":
                 identity, name = {"Authorization": f"Bearer {credential}"}, None
             else:
-                identity, name = {"X-Feedback-User": credential}, _account(credential)["label"]
+                identity, name = {"X-Feedback-User": credential}, shapes.account(credential)["label"]
             return Visitor(slug, anon_id, session["kind"], {**identity, **forwarded}, session["csrf"], sid, fresh,
                            anon_csrf, forwarded, name, session.get("grantId"))
         identity = {"X-Feedback-Anonymous-Id": anon_id, **forwarded}
@@ -146,32 +135,28 @@ class Site:
         common = self._common(visitor)
         boards = self._call(visitor, "GET", "/boards")["items"]
         statuses = self._call(visitor, "GET", "/statuses")["items"]
-        sort = params.get("sort") if params.get("sort") in SORTS else "trending"
+        # Filters are forgiving: an unknown sort or a bad offset shows the default, not an error.
+        sort = params.get("sort") if params.get("sort") in schemas.SORTS else schemas.DEFAULT_SORT
         try:
-            offset = max(0, min(10_000, int(params.get("offset") or 0)))
+            offset = max(0, min(schemas.OFFSET_MAX, int(params.get("offset") or 0)))
         except ValueError:
             offset = 0
         board = params.get("board") or ""
         status = params.get("status") or ""
-        q = (params.get("q") or "").strip()[:200]
+        q = (params.get("q") or "").strip()[:schemas.SEARCH_MAX]
         size = self.config.page_size
         page = self._call(visitor, "GET", "/posts", query={
-            "board": board, "status": status, "q": q, "sort": SORTS[sort], "limit": size + 1, "offset": offset,
+            "board": board, "status": status, "q": q, "sort": schemas.SORTS[sort], "limit": size + 1, "offset": offset,
         })
         posts = page["items"]
         more = len(posts) > size
         state = {"board": board, "status": status, "q": q, "sort": sort}
-
-        def link(**change):
-            merged = {**state, **change}
-            return f"/b/{visitor.slug}?" + urlencode({k: v for k, v in merged.items() if v not in ("", None, 0)})
-
         return Page("board.html", {
             **common, "boards": boards, "statuses": statuses, "posts": posts[:size], "state": state,
-            "sorts": list(SORTS), "board_names": {b["id"]: b["name"] for b in boards},
-            "next_link": link(offset=offset + size) if more else None,
-            "prev_link": link(offset=max(0, offset - size)) if offset else None,
-            "here": link(offset=offset),
+            "sorts": list(schemas.SORTS), "board_names": {b["id"]: b["name"] for b in boards},
+            "next_link": shapes.board_link(visitor.slug, state, offset=offset + size) if more else None,
+            "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
+            "here": shapes.board_link(visitor.slug, state, offset=offset),
         })
 
     def vote(self, visitor: Visitor, post_id: str, form: dict):
@@ -192,16 +177,12 @@ class Site:
     def post(self, visitor: Visitor, post_id: str, params: dict) -> Page:
         common = self._common(visitor)
         post = self._call(visitor, "GET", f"/posts/{post_id}")
-        comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
-        depth: dict[str, int] = {}
-        for comment in comments:  # thread order: a parent comes before its replies
-            depth[comment["id"]] = depth.get(comment["parentId"], -1) + 1 if comment["parentId"] else 0
-            comment["depth"] = min(depth[comment["id"]], 6)
+        comments = shapes.thread(self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"])
         context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
-                   "merge_q": ""}
+                   "merge_q": "", "moderation_states": schemas.MODERATION_STATES}
         if visitor.is_manager:
             context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
-            merge_q = (params.get("merge_q") or "").strip()[:200]
+            merge_q = (params.get("merge_q") or "").strip()[:schemas.SEARCH_MAX]
             if merge_q:
                 found = self._call(visitor, "GET", "/posts/search", query={"q": merge_q, "limit": 10})["items"]
                 context["candidates"] = [p for p in found if p["id"] != post_id]
@@ -231,14 +212,12 @@ class Site:
 
     def changelog(self, visitor: Visitor, params: dict) -> Page:
         common = self._common(visitor)
-        entries = self._call(visitor, "GET", "/changelogs", query={"limit": 50})["items"]
-        entries = sorted((e for e in entries if e.get("publishedAt")), key=lambda e: e["publishedAt"], reverse=True)
+        entries = shapes.published(self._call(visitor, "GET", "/changelogs", query={"limit": 50})["items"])
         ids = {i for e in entries for i in e.get("postIds", [])}
         titles: dict[str, str] = {}
         if ids:  # one page of posts names them all (no call per post); unknown ones link by id
-            for sort in ("newest",):
-                for p in self._call(visitor, "GET", "/posts", query={"sort": sort, "limit": 100})["items"]:
-                    titles[p["id"]] = p["title"]
+            for p in self._call(visitor, "GET", "/posts", query={"sort": "newest", "limit": 100})["items"]:
+                titles[p["id"]] = p["title"]
         return Page("changelog.html", {**common, "entries": entries, "titles": titles})
 
     # ---- submitting ------------------------------------------------------------------
@@ -278,11 +257,11 @@ class Site:
 
     def _check_user_token(self, visitor: Visitor, token: str) -> dict:
         if not token:
-            raise ApiError(400, "the sign-in link has no token")
-        if not TOKEN.fullmatch(token):
-            raise ApiError(400, "the sign-in link's token is malformed")
+            raise BadRequest("the sign-in link has no token")
+        if not schemas.CREDENTIAL.fullmatch(token):
+            raise BadRequest("the sign-in link's token is malformed")
         self._call_as(visitor, {"X-Feedback-User": token}, "GET", "/posts", {"limit": 1})
-        return _account(token)
+        return shapes.account(token)
 
     def manager_sign_in_form(self, visitor: Visitor, error: str | None = None) -> Page:
         return Page("admin_sign_in.html", {**self._common(visitor), "error": error}, 400 if error else 200)
@@ -293,7 +272,7 @@ class Site:
         self.check_csrf(visitor, form)
         key = (form.get("apiKey") or "").strip()
         refused = "That API key is not a manager key of this workspace."
-        if not TOKEN.fullmatch(key):
+        if not schemas.CREDENTIAL.fullmatch(key):
             return self.manager_sign_in_form(visitor, refused)
         body = {"name": GRANT_NAME, "role": "manager", "expiresInSeconds": self.config.session_seconds}
         try:  # only a manager of this workspace may create its keys
@@ -344,21 +323,16 @@ class Site:
     def triage(self, visitor: Visitor, post_id: str, form: dict) -> Redirect:
         self.check_csrf(visitor, form)
         self._require_manager(visitor)
-        action = form.get("action")
+        action = check(form, schemas.TRIAGE)["action"]
         if action == "status":
             self._call(visitor, "PATCH", f"/posts/{post_id}", payload={"statusSlug": form.get("statusSlug") or ""})
         elif action == "moderate":
-            state = form.get("moderationState")
-            if state not in MODERATION:
-                raise ApiError(400, "choose approved, pending, rejected or spam")
-            self._call(visitor, "PATCH", f"/posts/{post_id}", payload={"moderationState": state})
+            self._call(visitor, "PATCH", f"/posts/{post_id}", payload={"moderationState": form["moderationState"]})
         elif action == "merge":
             into = (form.get("intoPostId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
             self._call(visitor, "POST", f"/posts/{post_id}/merge", payload={"intoPostId": into})
-        elif action == "unmerge":
+        else:  # unmerge
             self._call(visitor, "POST", f"/posts/{post_id}/unmerge")
-        else:
-            raise ApiError(400, "unknown action")
         return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
 
     def queue(self, visitor: Visitor, params: dict):
@@ -368,23 +342,12 @@ class Site:
         posts = self._call(visitor, "GET", "/posts", query={"moderationState": "pending", "sort": "oldest", "limit": 100})["items"]
         return Page("queue.html", {**common, "posts": posts})
 
-    # ---- branding ------------------------------------------------------------------------
-    def theme_css(self, visitor: Visitor) -> str:
-        branding = self._call(visitor, "GET", "/branding")
-        color = branding.get("primaryColor") or "#2563eb"
-        if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", color):
-            color = "#2563eb"
-        return f":root {{ --primary: {color}; }}\n"
+    # ---- files the same for every visitor ------------------------------------------------
+    def theme_css(self, visitor: Visitor) -> Asset:
+        return shapes.theme_css(self._call(visitor, "GET", "/branding"))
 
-
-def _account(token: str) -> dict:
-    """Whom a user token names, to show: its claims read without checking the signature, so
-    only for a token the API has accepted (or one already kept in a session)."""
-    try:
-        claims = jwt.decode(token, options={"verify_signature": False})
-    except jwt.InvalidTokenError:
-        claims = {}
-    name = claims.get("name") if isinstance(claims.get("name"), str) else ""
-    user = claims.get("id") or claims.get("email")
-    user = str(user) if isinstance(user, (str, int)) else ""
-    return {"name": name.strip(), "id": user, "label": name.strip() or user or "this account"}
+    def static_file(self, visitor: Visitor, name: str) -> Asset:
+        """One of the site's own files; ``visitor`` is not read (the file is everyone's)."""
+        if name not in STATIC_FILES:
+            raise NotFound(f"no such file: {name}")
+        return Asset((files("web") / "static" / name).read_bytes(), STATIC_FILES[name], STATIC_MAX_AGE)

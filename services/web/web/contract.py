@@ -1,0 +1,26 @@
+"""What the board site promises outside itself: the cookies it keeps in browsers and the headers
+on every answer.
+
+Small on purpose. A core service's contract is mostly its topic and events; the site publishes
+no event and consumes none, so it declares no topic. It reads and writes only through the public
+``/v1`` API, as its visitors, so what it depends on is that API's own contract (the kit's
+``common.public_api``). Its pages are declared where every service declares its routes
+(``plugin.PAGES``); the form fields and query parameters it decides on itself are in
+``schemas.py``.
+"""
+
+# The signed anonymous id of a browser (one year), and the random id of a signed-in session.
+ANON_COOKIE = "fb_anon"
+SESSION_COOKIE = "fb_session"
+
+# Every answer of the site carries these (pages, redirects, error pages, stylesheets, scripts):
+# no inline script or style, no framing, no content sniffing.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}

@@ -1,0 +1,33 @@
+"""What the site accepts of a form or a query that it decides on itself.
+
+Every other field of a form (a post's title, a comment's content...) is passed to ``/v1`` as
+typed and validated there, once, by the service that owns it: the site does not repeat the API's
+rules. Forms arrive as ``{name: text}`` (``application/x-www-form-urlencoded``), and carry fields
+the site reads elsewhere (``csrf``, ``next``), so these schemas name only what they check.
+"""
+
+import re
+
+# The board's ``?sort=`` choices and the API's sort each one lists by. The API has no trending
+# order, so the board offers none (an old ``?sort=trending`` link shows the default, top).
+SORTS = {"top": "top", "new": "newest"}
+DEFAULT_SORT = "top"
+# Deepest ``?offset=`` of the board's paging (a larger one is read as this), and the characters of
+# a search kept (``?q=``, a manager's ``?merge_q=``).
+OFFSET_MAX = 10_000
+SEARCH_MAX = 200
+
+# A credential (a sign-in link's token, a pasted API key) goes into an HTTP header: printable
+# ASCII without spaces, or it is refused as input here rather than failing inside the HTTP client.
+CREDENTIAL = re.compile(r"[\x21-\x7e]{1,8192}")
+
+MODERATION_STATES = ("approved", "pending", "rejected", "spam")
+# A manager's triage form: which action, and for ``moderate`` the new state. The other actions'
+# fields (``statusSlug``, ``intoPostId``) are the API's to check.
+TRIAGE = {
+    "type": "object",
+    "properties": {"action": {"enum": ["status", "moderate", "merge", "unmerge"]}},
+    "required": ["action"],
+    "if": {"properties": {"action": {"const": "moderate"}}, "required": ["action"]},
+    "then": {"properties": {"moderationState": {"enum": list(MODERATION_STATES)}}, "required": ["moderationState"]},
+}
