@@ -178,6 +178,8 @@ def mcp_before_a_stand_in(tmp_path_factory, api_stand_in):
     port = free_port()
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "FEEDBACK_DEV": "1", "WEB_CONCURRENCY": "1",
            "INTERNAL_SECRET": local.internal_secret, "MCP_API_URL": api_stand_in}
+    if "PYTHONPATH" in os.environ:  # the code under test, where it is not the installed one
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     local.spawn("mcp", [str(Path(sys.executable).parent / "feedback"), "serve", "mcp", "--bind", f"127.0.0.1:{port}"], env)
     try:
         wait_for(lambda: _up(port), timeout=60, what="the MCP server")
@@ -225,14 +227,14 @@ def test_the_mcp_server_sends_each_requests_client_token_on_its_api_calls(mcp_be
 def test_the_mcp_servers_key_cache_drops_the_least_recent_key_when_full(api_stand_in, monkeypatch):
     """Past its bound, one key's server makes room; the others stay (and no /v1/api-key call)."""
     from common.config import load_settings
-    from feedback_mcp import http as mcp_http
+    from feedback_mcp import resources as mcp_resources
     from feedback_mcp.plugin import create_context
 
-    monkeypatch.setattr(mcp_http, "SERVERS_MAX", 2)
-    endpoint = mcp_http.McpEndpoint(create_context(load_settings({"PUBLIC_BASE_URL": api_stand_in})))
+    monkeypatch.setattr(mcp_resources, "SERVERS_MAX", 2)
+    key_servers = mcp_resources.KeyServers(create_context(load_settings({"PUBLIC_BASE_URL": api_stand_in})))
     ApiStandIn.calls.clear()
-    servers = {key: endpoint._server_for(key) for key in ("key-1", "key-2", "key-3")}
+    servers = {key: key_servers.get(key) for key in ("key-1", "key-2", "key-3")}
     assert len(ApiStandIn.calls) == 3
-    assert endpoint._server_for("key-3") is servers["key-3"] and endpoint._server_for("key-2") is servers["key-2"]
+    assert key_servers.get("key-3") is servers["key-3"] and key_servers.get("key-2") is servers["key-2"]
     assert len(ApiStandIn.calls) == 3, "kept: no second key check"
-    assert endpoint._server_for("key-1") is not servers["key-1"] and len(ApiStandIn.calls) == 4, "the one dropped"
+    assert key_servers.get("key-1") is not servers["key-1"] and len(ApiStandIn.calls) == 4, "the one dropped"

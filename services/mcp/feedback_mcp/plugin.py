@@ -16,7 +16,7 @@ from common.plugins import Route, ServiceSpec, hookimpl
 
 # What a Streamable HTTP client sends beyond a page's usual headers.
 MCP_HEADERS = ("Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID")
-PAGES = [Route("/mcp", "feedback_mcp.http:McpEndpoint", ("POST",), headers=MCP_HEADERS)]
+PAGES = [Route("/mcp", "feedback_mcp.resources:McpEndpoint", ("POST",), headers=MCP_HEADERS)]
 
 
 @dataclass
@@ -44,6 +44,6 @@ def register_service() -> ServiceSpec:
         name="mcp",
         context="feedback_mcp.plugin:create_context",
         pages=PAGES,
-        asgi="feedback_mcp.http:create_app",
+        asgi="common.asgi:create_service_app",
         commands={"mcp": "feedback_mcp.stdio:main"},
     )
