@@ -11,15 +11,8 @@ import json
 from urllib.parse import quote
 
 from feedback_mcp.api import ApiError, WorkspaceApi
+from feedback_mcp.contract import READ_TOOLS, TOOLS_BY_ROLE
 
-READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats")
-WRITE_TOOLS = ("create_post", "comment_on_post", "vote_on_post")
-MANAGER_TOOLS = ("update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog")
-TOOLS_BY_ROLE = {
-    "read": READ_TOOLS,
-    "write": READ_TOOLS + WRITE_TOOLS,
-    "manager": READ_TOOLS + WRITE_TOOLS + MANAGER_TOOLS,
-}
 PAGE = 100  # the API's largest page of posts and of changelog entries
 MAX_OFFSET = 10_000  # the API's deepest offset (common.validation.MAX_OFFSET)
 COMMENTS_LIMIT = 500  # the API's largest page of comments

@@ -28,7 +28,7 @@ from pydantic import Field
 from pydantic.fields import FieldInfo
 
 from common.ids import HEX_ID, SLUG_PATTERN
-from feedback_mcp import service
+from feedback_mcp import contract, service
 from feedback_mcp.service import segment
 from feedback_mcp.api import ApiError, WorkspaceApi
 from feedback_mcp.config import McpConfig
@@ -64,8 +64,8 @@ Offset = Annotated[int, Field(ge=0, le=10000, description="How many items to ski
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 CHANGES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
-ANNOTATIONS = {**{n: READ_ONLY for n in service.READ_TOOLS}, **{n: WRITES for n in service.WRITE_TOOLS},
-               **{n: CHANGES for n in service.MANAGER_TOOLS}}
+ANNOTATIONS = {**{n: READ_ONLY for n in contract.READ_TOOLS}, **{n: WRITES for n in contract.WRITE_TOOLS},
+               **{n: CHANGES for n in contract.MANAGER_TOOLS}}
 
 
 def calling(api_call, error: type[Exception] = ToolError):
