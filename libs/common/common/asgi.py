@@ -6,7 +6,7 @@ A front service is a client of ``/v1`` serving people or agents: the gateway pro
 own identity. When such a service needs an event loop (an SDK that is an ASGI app), its spec
 says ``asgi="common.asgi:create_service_app"`` and this module builds its app:
 
-- **Caller verification** (``CallerVerification``): only requests the gateway signed for this
+- **Caller verification** (``InternalAuth``): only requests the gateway signed for this
   service pass (401 otherwise), as in every service; the verified caller is
   ``req.context.caller`` and the request body, read once to check it, ``req.context.body``
   (the stream is spent: a resource reads the body there).
@@ -66,7 +66,7 @@ class Metrics(wsgi_kit.Metrics):
         self.process_response(req, resp, resource, req_succeeded)
 
 
-class CallerVerification(wsgi_kit.InternalAuth):
+class InternalAuth(wsgi_kit.InternalAuth):
     """The WSGI kit's check of the gateway's signature, on an ASGI request: accept only what the
     gateway (or a sibling service) signed for this service, each signature once in this process;
     expose the caller and the body it covered."""
@@ -153,7 +153,7 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
     context = context if context is not None else spec.create_context(settings)
     context.start_api()
     warming = context.readiness() if hasattr(context, "readiness") else {}
-    verification = CallerVerification(settings.internal_secret, spec.name, settings.max_body_bytes)
+    verification = InternalAuth(settings.internal_secret, spec.name, settings.max_body_bytes)
     app = create_app(spec.name, middleware=[verification], checks=warming, required_checks=warming)
     for route in spec.pages:
         app.add_route(route.template, resolve(route.resource)(context))
