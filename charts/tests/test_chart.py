@@ -198,13 +198,12 @@ def test_probes_point_at_the_apps_open_health_paths(profile):
 
 def known_settings() -> set[str]:
     """Environment variables the code reads: every config module's names, and those a kit
-    module reads through its own loader (``setting(env, "NAME", ...)`` or ``env.get("NAME")``,
-    e.g. the secret box)."""
+    module reads by name (``env.get("NAME")``, e.g. the local launcher)."""
     names = set()
     for path in [REPO / "libs/common/common/config.py", *REPO.glob("services/*/*/config.py"), *REPO.glob("gateway/gateway/config.py")]:
         names |= set(re.findall(r"\"([A-Z][A-Z0-9_]{2,})\"", path.read_text()))
     for path in REPO.glob("libs/common/common/*.py"):
-        names |= set(re.findall(r"(?:setting\(\s*\w+\s*,\s*|\.get\(\s*)\"([A-Z][A-Z0-9_]{2,})\"", path.read_text()))
+        names |= set(re.findall(r"\.get\(\s*\"([A-Z][A-Z0-9_]{2,})\"", path.read_text()))
     return names
 
 

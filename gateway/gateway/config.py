@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from common.config import as_list, setting
+from common.config import as_list, from_env, load
 
 
 DEV_GATEWAY_SECRET = "dev-gateway-secret"
@@ -38,52 +37,35 @@ def _networks(value: str) -> tuple:
 class GatewayConfig:
     # Peers whose X-Forwarded-For is believed (the ingress or load balancer in front of the
     # gateway). From anyone else the header is ignored and the peer address is the client's.
-    trusted_proxies: tuple = ()
+    trusted_proxies: tuple = from_env("TRUSTED_PROXIES", (), _networks)
     # Writes (create post, comment, vote and unvote) per identity (API key, SSO user or
     # anonymous visitor), and per client address (anonymous and SSO callers together).
-    write_limit: Limit = Limit(30, 60)
-    write_limit_per_address: Limit = Limit(60, 60)
+    write_limit: Limit = from_env("RATE_LIMIT_WRITES", Limit(30, 60), Limit.parse)
+    write_limit_per_address: Limit = from_env("RATE_LIMIT_WRITES_PER_ADDRESS", Limit(60, 60), Limit.parse)
     # Similarity searches (typed as the title is written) per identity and per address.
-    search_limit: Limit = Limit(120, 60)
-    search_limit_per_address: Limit = Limit(600, 60)
+    search_limit: Limit = from_env("RATE_LIMIT_SEARCHES", Limit(120, 60), Limit.parse)
+    search_limit_per_address: Limit = from_env("RATE_LIMIT_SEARCHES_PER_ADDRESS", Limit(600, 60), Limit.parse)
     # Reads (every GET) per identity, per address, and per workspace (all its readers together,
     # so one tenant's crowd or crawler cannot starve the others).
-    read_limit: Limit = Limit(600, 60)
-    read_limit_per_address: Limit = Limit(1200, 60)
-    read_limit_per_workspace: Limit = Limit(30000, 60)
+    read_limit: Limit = from_env("RATE_LIMIT_READS", Limit(600, 60), Limit.parse)
+    read_limit_per_address: Limit = from_env("RATE_LIMIT_READS_PER_ADDRESS", Limit(1200, 60), Limit.parse)
+    read_limit_per_workspace: Limit = from_env("RATE_LIMIT_READS_PER_WORKSPACE", Limit(30000, 60), Limit.parse)
     # Requests with a manager API key or the operator token (integrations, importers).
-    manager_limit: Limit = Limit(1200, 60)
+    manager_limit: Limit = from_env("RATE_LIMIT_API_KEYS", Limit(1200, 60), Limit.parse)
     # Failed authentications with one credential from one client address; past it that
     # credential is refused from that address until the window has passed.
-    auth_failure_limit: Limit = Limit(20, 300)
+    auth_failure_limit: Limit = from_env("RATE_LIMIT_AUTH_FAILURES", Limit(20, 300), Limit.parse)
     # Failed authentications with any credential from one client address; past it only
     # credentials already known to be good are served from that address.
-    auth_failure_limit_per_address: Limit = Limit(100, 300)
+    auth_failure_limit_per_address: Limit = from_env("RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS", Limit(100, 300), Limit.parse)
     # Where every gateway process counts budgets: a storage URI of the `limits` library
     # (mongodb://, redis://, memcached://, memory:// for one process); empty: MONGODB_URI.
-    rate_limit_storage: str = ""
+    rate_limit_storage: str = from_env("RATE_LIMIT_STORAGE", "")
     # The gateway's own key (no other process holds it): it signs the client address handed to
     # a front service (the board site, the MCP server), which sends it back on its /v1 calls,
     # and keys anonymous visitors' ids; a purpose-bound key is derived from it for each.
-    gateway_secret: str = DEV_GATEWAY_SECRET
-
+    gateway_secret: str = from_env("GATEWAY_SECRET", DEV_GATEWAY_SECRET, secret=True)
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:
-    env = os.environ if environ is None else environ
-    d = GatewayConfig
-    return GatewayConfig(
-        trusted_proxies=setting(env, "TRUSTED_PROXIES", d.trusted_proxies, _networks),
-        write_limit=setting(env, "RATE_LIMIT_WRITES", d.write_limit, Limit.parse),
-        write_limit_per_address=setting(env, "RATE_LIMIT_WRITES_PER_ADDRESS", d.write_limit_per_address, Limit.parse),
-        search_limit=setting(env, "RATE_LIMIT_SEARCHES", d.search_limit, Limit.parse),
-        search_limit_per_address=setting(env, "RATE_LIMIT_SEARCHES_PER_ADDRESS", d.search_limit_per_address, Limit.parse),
-        read_limit=setting(env, "RATE_LIMIT_READS", d.read_limit, Limit.parse),
-        read_limit_per_address=setting(env, "RATE_LIMIT_READS_PER_ADDRESS", d.read_limit_per_address, Limit.parse),
-        read_limit_per_workspace=setting(env, "RATE_LIMIT_READS_PER_WORKSPACE", d.read_limit_per_workspace, Limit.parse),
-        manager_limit=setting(env, "RATE_LIMIT_API_KEYS", d.manager_limit, Limit.parse),
-        auth_failure_limit=setting(env, "RATE_LIMIT_AUTH_FAILURES", d.auth_failure_limit, Limit.parse),
-        auth_failure_limit_per_address=setting(env, "RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS", d.auth_failure_limit_per_address, Limit.parse),
-        rate_limit_storage=setting(env, "RATE_LIMIT_STORAGE", d.rate_limit_storage),
-        gateway_secret=setting(env, "GATEWAY_SECRET", d.gateway_secret),
-    )
+    return load(GatewayConfig, environ)

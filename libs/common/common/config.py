@@ -1,14 +1,71 @@
 """Settings read once from the environment into frozen dataclasses.
 
-Every environment variable the platform reads is declared here (shared ones) or in a
-service's own ``config.py`` through :func:`setting`. Nothing else reads ``os.environ``.
+Each setting is declared once, as a field of a settings dataclass that names its environment
+variable, its default and how its text is converted (:func:`from_env`); one loader,
+:func:`load`, reads every declared field. The shared settings are :class:`Settings` below;
+each service and the gateway declare their own in their ``config.py``. Nothing else reads
+``os.environ``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Mapping, TypeVar
+
+T = TypeVar("T")
+
+# What a declared field's metadata holds (read by ``load`` alone).
+_VARIABLE, _PREFIX, _CONVERT, _SECRET = "variable", "prefix", "convert", "secret"
+
+
+def from_env(variable: str, default: Any, convert: Callable[[str], Any] = str, *, secret: bool = False) -> Any:
+    """Declare a settings field read from the environment variable ``variable``: its text
+    through ``convert`` when set and not empty, else ``default``. ``convert`` refuses a value by
+    raising ``ValueError`` with the reason. A ``secret`` is left out of the dataclass's repr and
+    its value out of a refusal."""
+    return field(default=default, repr=not secret, metadata={_VARIABLE: variable, _CONVERT: convert, _SECRET: secret})
+
+
+def from_env_prefix(prefix: str, convert: Callable[[str], Any] = str) -> Any:
+    """Declare a mapping read from every variable named ``<prefix><KEY>`` that is not empty:
+    ``{key in lower case: convert(value)}``."""
+    return field(default_factory=dict, metadata={_PREFIX: prefix, _CONVERT: convert, _SECRET: False})
+
+
+def load(cls: type[T], environ: Mapping[str, str] | None = None, **defaults: Any) -> T:
+    """The settings dataclass ``cls`` read from ``environ`` (the process's environment by default).
+
+    Each field declared with :func:`from_env` takes its variable's converted value; a variable
+    unset or empty leaves the field its default: ``defaults[field]`` when given (a default that
+    depends on other settings), else the declared one. A value its converter refuses stops the
+    process with one line naming the variable. Checks of the whole belong in ``__post_init__``.
+    """
+    env = os.environ if environ is None else environ
+    values = dict(defaults)
+    for f in fields(cls):
+        convert = f.metadata.get(_CONVERT)
+        if convert is None:
+            continue  # not read from the environment
+        if _PREFIX in f.metadata:
+            prefix = f.metadata[_PREFIX]
+            values[f.name] = {
+                name[len(prefix) :].lower(): _converted(name, raw, convert, secret=False)
+                for name, raw in env.items()
+                if name.startswith(prefix) and raw
+            }
+        elif env.get(f.metadata[_VARIABLE]):
+            name = f.metadata[_VARIABLE]
+            values[f.name] = _converted(name, env[name], convert, f.metadata[_SECRET])
+    return cls(**values)
+
+
+def _converted(variable: str, raw: str, convert: Callable[[str], Any], secret: bool) -> Any:
+    try:
+        return convert(raw)
+    except ValueError as ex:
+        shown = variable if secret else f"{variable}={raw!r}"
+        raise SystemExit(f"environment variable {shown} is invalid: {ex}") from ex
 
 
 def as_bool(value: str) -> bool:
@@ -19,15 +76,33 @@ def as_list(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-def setting(environ: Mapping[str, str], key: str, default: Any, convert: Callable[[str], Any] = str):
-    """Return ``environ[key]`` converted, or ``default`` when unset or empty."""
-    raw = environ.get(key)
-    if raw is None or raw == "":
-        return default
-    try:
-        return convert(raw)
-    except ValueError as ex:
-        raise SystemExit(f"environment variable {key}={raw!r} is invalid: {ex}") from ex
+def as_url(value: str) -> str:
+    """A base URL without its trailing slash, so paths are joined to it with one."""
+    return value.rstrip("/")
+
+
+def positive(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``convert``, refusing a value that is not above 0."""
+
+    def check(raw: str) -> Any:
+        value = convert(raw)
+        if value <= 0:
+            raise ValueError("must be positive")
+        return value
+
+    return check
+
+
+def between(low: int, high: int) -> Callable[[str], int]:
+    """An integer from ``low`` to ``high``, both included."""
+
+    def check(raw: str) -> int:
+        value = int(raw)
+        if not low <= value <= high:
+            raise ValueError(f"it must be between {low} and {high}")
+        return value
+
+    return check
 
 
 MIN_SECRET_LENGTH = 32
@@ -72,27 +147,31 @@ def _names(names: list[str]) -> str:
 class Settings:
     """Settings every process shares. See the README's configuration table."""
 
-    mongodb_uri: str = "mongodb://127.0.0.1:27017/?directConnection=true"
-    db_prefix: str = "feedback_"
-    kafka_bootstrap_servers: str = "127.0.0.1:9092"
-    kafka_partitions: int = 4
+    mongodb_uri: str = from_env("MONGODB_URI", "mongodb://127.0.0.1:27017/?directConnection=true")
+    db_prefix: str = from_env("MONGODB_DB_PREFIX", "feedback_")
+    kafka_bootstrap_servers: str = from_env("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
+    kafka_partitions: int = from_env("KAFKA_PARTITIONS", 4, int)
     # Signs and verifies every internal call: the gateway and every service's API and workers.
-    internal_secret: str = "dev-internal-secret"
+    internal_secret: str = from_env("INTERNAL_SECRET", "dev-internal-secret", secret=True)
     # The operator's token: only the gateway reads it (authenticating a bearer as the operator).
-    admin_token: str = "dev-admin-token"
-    service_urls: Mapping[str, str] = field(default_factory=dict)
-    public_base_url: str = "http://127.0.0.1:8080"
-    max_body_bytes: int = 256 * 1024
-    proxy_connect_timeout: float = 2.0
-    proxy_read_timeout: float = 30.0
-    auth_cache_seconds: float = 10.0
-    log_level: str = "INFO"
-    web_concurrency: int = 2
-    web_threads: int = 8
+    admin_token: str = from_env("FEEDBACK_ADMIN_TOKEN", "dev-admin-token", secret=True)
+    # Keys of the secrets stored encrypted (``common.secretbox``, which checks them): only the
+    # processes that store such secrets are given them.
+    secrets_keys: tuple[str, ...] = from_env("SECRETS_KEYS", (), as_list, secret=True)
+    # Each service's API by name: SERVICE_URL_POSTS is ``service_urls["posts"]``.
+    service_urls: Mapping[str, str] = from_env_prefix("SERVICE_URL_", as_url)
+    public_base_url: str = from_env("PUBLIC_BASE_URL", "http://127.0.0.1:8080")
+    max_body_bytes: int = from_env("MAX_BODY_BYTES", 256 * 1024, int)
+    proxy_connect_timeout: float = from_env("PROXY_CONNECT_TIMEOUT", 2.0, float)
+    proxy_read_timeout: float = from_env("PROXY_READ_TIMEOUT", 30.0, float)
+    auth_cache_seconds: float = from_env("AUTH_CACHE_SECONDS", 10.0, float)
+    log_level: str = from_env("LOG_LEVEL", "INFO")
+    web_concurrency: int = from_env("WEB_CONCURRENCY", 2, int)
+    web_threads: int = from_env("WEB_THREADS", 8, int)
     # Development only (the local launcher and the tests set it): built-in and short secrets are allowed.
-    dev_mode: bool = False
+    dev_mode: bool = from_env("FEEDBACK_DEV", False, as_bool)
     # How long a POST's Idempotency-Key is remembered with its answer.
-    idempotency_seconds: int = 24 * 3600
+    idempotency_seconds: int = from_env("IDEMPOTENCY_SECONDS", 24 * 3600, int)
 
     def service_url(self, name: str) -> str | None:
         return self.service_urls.get(name)
@@ -107,28 +186,4 @@ class Settings:
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    env = os.environ if environ is None else environ
-    urls = {
-        key[len("SERVICE_URL_") :].lower(): value.rstrip("/")
-        for key, value in env.items()
-        if key.startswith("SERVICE_URL_") and value
-    }
-    return Settings(
-        mongodb_uri=setting(env, "MONGODB_URI", Settings.mongodb_uri),
-        db_prefix=setting(env, "MONGODB_DB_PREFIX", Settings.db_prefix),
-        kafka_bootstrap_servers=setting(env, "KAFKA_BOOTSTRAP_SERVERS", Settings.kafka_bootstrap_servers),
-        kafka_partitions=setting(env, "KAFKA_PARTITIONS", Settings.kafka_partitions, int),
-        internal_secret=setting(env, "INTERNAL_SECRET", Settings.internal_secret),
-        admin_token=setting(env, "FEEDBACK_ADMIN_TOKEN", Settings.admin_token),
-        service_urls=urls,
-        public_base_url=setting(env, "PUBLIC_BASE_URL", Settings.public_base_url),
-        max_body_bytes=setting(env, "MAX_BODY_BYTES", Settings.max_body_bytes, int),
-        proxy_connect_timeout=setting(env, "PROXY_CONNECT_TIMEOUT", Settings.proxy_connect_timeout, float),
-        proxy_read_timeout=setting(env, "PROXY_READ_TIMEOUT", Settings.proxy_read_timeout, float),
-        auth_cache_seconds=setting(env, "AUTH_CACHE_SECONDS", Settings.auth_cache_seconds, float),
-        log_level=setting(env, "LOG_LEVEL", Settings.log_level),
-        web_concurrency=setting(env, "WEB_CONCURRENCY", Settings.web_concurrency, int),
-        web_threads=setting(env, "WEB_THREADS", Settings.web_threads, int),
-        dev_mode=setting(env, "FEEDBACK_DEV", Settings.dev_mode, as_bool),
-        idempotency_seconds=setting(env, "IDEMPOTENCY_SECONDS", Settings.idempotency_seconds, int),
-    )
+    return load(Settings, environ)

@@ -31,12 +31,11 @@ from __future__ import annotations
 import argparse
 import base64
 import functools
-import os
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from common.config import Settings, as_bool, as_list, setting
+from common.config import Settings, load_settings
 
 PREFIX = "sealed:v1:"
 # Public by design: it only ever protects development data.
@@ -91,8 +90,7 @@ class SecretBox:
         return self.seal(self.open(stored))
 
 
-def _fernet_keys(raw: str) -> tuple[str, ...]:
-    keys = as_list(raw)
+def _fernet_keys(keys: Sequence[str]) -> tuple[str, ...]:
     for position, key in enumerate(keys, 1):
         try:
             Fernet(key)
@@ -102,18 +100,16 @@ def _fernet_keys(raw: str) -> tuple[str, ...]:
                 f"environment variable SECRETS_KEYS is invalid: key {position} is not a Fernet key "
                 "(32 url-safe base64-encoded bytes, e.g. from Fernet.generate_key())"
             ) from None
-    return keys
+    return tuple(keys)
 
 
 def load_box(environ: Mapping[str, str] | None = None) -> SecretBox:
     """The box ``SECRETS_KEYS`` configures; see the module's docstring for development."""
-    env = os.environ if environ is None else environ
-    keys = _fernet_keys(env.get("SECRETS_KEYS") or "")
+    settings = load_settings(environ)
+    keys = _fernet_keys(settings.secrets_keys)
     if keys:
         return SecretBox(keys)
-    dev = setting(env, "FEEDBACK_DEV", False, as_bool)
-    built_in_internal = setting(env, "INTERNAL_SECRET", Settings.internal_secret) == Settings.internal_secret
-    if dev or built_in_internal:
+    if settings.dev_mode or settings.internal_secret == Settings.internal_secret:
         return SecretBox((DEV_KEY,), built_in=True)
     raise SystemExit(
         "refusing to start: SECRETS_KEYS is unset, and this process stores secrets it must read back "
@@ -182,7 +178,7 @@ def reseal_all(settings: Settings, services: Mapping[str, Any], box: SecretBox) 
         store = Store(settings, name)
         try:
             for model in models:
-                collection = store.db[model._get_collection_name()]
+                collection = store.collection(model)
                 count = reseal_collection(collection, model.SEALED, box)
                 yield f"{name}.{collection.name}: {count} document(s) resealed under the first key"
         finally:
@@ -191,7 +187,6 @@ def reseal_all(settings: Settings, services: Mapping[str, Any], box: SecretBox) 
 
 def reseal_command(argv: list[str]) -> None:
     """``feedback reseal-secrets``: step 2 of a key rotation (see the module's docstring)."""
-    from common.config import load_settings
     from common.plugins import load_services
 
     argparse.ArgumentParser(

@@ -2,42 +2,49 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from common.config import as_bool, setting
+from common.config import as_bool, from_env, load, positive
+
+
+def _engine(value: str) -> str:
+    from posts.reads import ENGINES  # only when the variable is set: the module loads numpy
+
+    if value.strip().lower() not in ENGINES:
+        raise ValueError(f"one of {', '.join(ENGINES)}")
+    return value.strip().lower()
 
 
 @dataclass(frozen=True)
 class PostsConfig:
     # Seconds between two polls of the read model by each API process (its in-memory mirror).
-    read_model_poll: float = 0.1
+    read_model_poll: float = from_env("POSTS_READ_MODEL_POLL", 0.1, float)
     # An anonymous write is checked against what the workspaces service said at most this many
     # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
-    permission_max_age: float = 5.0
+    permission_max_age: float = from_env("POSTS_PERMISSION_MAX_AGE", 5.0, float)
     # Most lexical candidates a similarity search scores (the nearest titles join them); 0: the
     # default of the mode, see lexical_candidates.
-    search_candidates: int = 0
+    search_candidates: int = from_env("POSTS_SEARCH_CANDIDATES", 0, int)
     # Items below this similarity are not returned by /posts/search (0.01: any post sharing a
     # search term, or with a title cosine of at least 0.24; docs/services/posts.md).
-    min_similarity: float = 0.01
+    min_similarity: float = from_env("POSTS_MIN_SIMILARITY", 0.01, float)
     # Semantic similarity (a sentence model on the CPU, about 170 MiB per process that loads
     # it); off: lexical only, and no process loads the model.
-    semantic_search: bool = True
+    semantic_search: bool = from_env("POSTS_SEMANTIC_SEARCH", True, as_bool)
     # Posts the backfill embeds per batch, and its pause when it has nothing left to embed.
-    backfill_batch: int = 64
-    backfill_idle: float = 10.0
+    backfill_batch: int = from_env("POSTS_BACKFILL_BATCH", 64, int)
+    backfill_idle: float = from_env("POSTS_BACKFILL_IDLE", 10.0, float)
     # How lists and the roadmap are read (posts.reads): "memory", each workspace's query index in
     # a bounded cache per process (the default install: the local database sorts in Python), or
     # "mongo", plain queries on the compound indexes (real MongoDB: the chart's default).
-    read_engine: str = "memory"
+    read_engine: str = from_env("POSTS_READ_ENGINE", "memory", _engine)
     # The bytes of query indexes one process keeps (MiB), as measured by walking them; least
     # recently used workspaces are evicted past it. Search candidates count in both engines.
-    index_memory_mb: float = 256.0
+    index_memory_mb: float = from_env("POSTS_INDEX_MEMORY_MB", 256.0, positive(float))
     # A new API process reports ready once it has built the indexes of the workspaces too slow
     # to read cold (posts.reads.cache, "Warm before ready"), or after this many seconds.
-    warm_up_seconds: float = 120.0
+    warm_up_seconds: float = from_env("POSTS_WARM_UP_SECONDS", 120.0, positive(float))
 
     @property
     def lexical_candidates(self) -> int:
@@ -48,30 +55,4 @@ class PostsConfig:
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> PostsConfig:
-    env = os.environ if environ is None else environ
-    return PostsConfig(
-        read_model_poll=setting(env, "POSTS_READ_MODEL_POLL", PostsConfig.read_model_poll, float),
-        permission_max_age=setting(env, "POSTS_PERMISSION_MAX_AGE", PostsConfig.permission_max_age, float),
-        search_candidates=setting(env, "POSTS_SEARCH_CANDIDATES", PostsConfig.search_candidates, int),
-        min_similarity=setting(env, "POSTS_MIN_SIMILARITY", PostsConfig.min_similarity, float),
-        semantic_search=setting(env, "POSTS_SEMANTIC_SEARCH", PostsConfig.semantic_search, as_bool),
-        backfill_batch=setting(env, "POSTS_BACKFILL_BATCH", PostsConfig.backfill_batch, int),
-        backfill_idle=setting(env, "POSTS_BACKFILL_IDLE", PostsConfig.backfill_idle, float),
-        read_engine=setting(env, "POSTS_READ_ENGINE", PostsConfig.read_engine, _engine),
-        index_memory_mb=setting(env, "POSTS_INDEX_MEMORY_MB", PostsConfig.index_memory_mb, _positive),
-        warm_up_seconds=setting(env, "POSTS_WARM_UP_SECONDS", PostsConfig.warm_up_seconds, _positive),
-    )
-
-
-def _engine(value: str) -> str:
-    from posts.reads import ENGINES
-
-    if value.strip().lower() not in ENGINES:
-        raise ValueError(f"one of {', '.join(ENGINES)}")
-    return value.strip().lower()
-
-
-def _positive(value: str) -> float:
-    if float(value) <= 0:
-        raise ValueError("a number of MiB above 0")
-    return float(value)
+    return load(PostsConfig, environ)
