@@ -3,7 +3,9 @@
 Models are mongoengine Documents (fields, defaults, indexes) bound to the service's
 connection alias. Writes that must commit together with an outbox event go through
 pymongo on the same collections inside a transaction, because mongoengine 0.29 has no
-session support; each service's ``repository.py`` is the one place that does so.
+session support; each service's ``repository.py`` is the one place that does so. A repository
+gets a model's collection from its store (:meth:`Store.collection`), by the name the model
+declares in ``COLLECTION``: mongoengine has no public way to give either.
 Transactions need a replica set on real MongoDB (the chart's values say so); the local
 SecantusDB server supports them.
 
@@ -70,6 +72,17 @@ class Store:
         self.client = mongoengine.get_connection(service)
         self.db: Database = mongoengine.get_db(service)
         self.bulk_supported: bool | None = None  # learnt on the first write
+        self._indexed: set[type[mongoengine.Document]] = set()
+
+    def collection(self, model: type[mongoengine.Document]) -> Collection:
+        """``model``'s pymongo collection in this store's database: the one its ``COLLECTION``
+        names (and its ``meta``, for mongoengine). The first time a model is asked for, its
+        indexes are ensured, as mongoengine does on a model's first use: a process started
+        without ``feedback init`` still has them."""
+        if model not in self._indexed:
+            model.ensure_indexes()
+            self._indexed.add(model)
+        return self.db[model.COLLECTION]
 
     def write(self, session: ClientSession, writes: Sequence["Write"]) -> list[int]:
         """Apply ``writes`` in order inside ``session``'s transaction, in one round trip where

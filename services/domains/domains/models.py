@@ -32,9 +32,10 @@ class DomainConfig(Document):
     attempts = IntField(default=0)  # failed checks since pending/broken began (backoff)
     inconclusive = IntField(default=0)  # lookups in a row that got no answer while verified
     updatedAt = DateTimeField()
+    COLLECTION = "domains"
     meta = {
         "db_alias": ALIAS,
-        "collection": "domains",
+        "collection": COLLECTION,
         "indexes": [
             {"fields": ["domain"], "unique": True, "name": VERIFIED_DOMAIN_INDEX,
              "partialFilterExpression": {"status": contract.VERIFIED}},

@@ -32,7 +32,7 @@ CLEARED = {"status": contract.NONE, "errors": [], "verifiedAt": None, "checkedAt
 class DomainRepository(Repository):
     def __init__(self, store: Store):
         super().__init__(store, contract.TOPIC)
-        self.domains = DomainConfig._get_collection()
+        self.domains = store.collection(DomainConfig)
 
     # -- transactions and events ---------------------------------------------------------
 

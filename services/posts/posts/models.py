@@ -1,6 +1,6 @@
 """The posts service's collections, declared with mongoengine (fields and indexes).
 
-Reads and writes go through pymongo on these collections (``Model._get_collection()``),
+Reads and writes go through pymongo on these collections (``store.collection(Model)``),
 inside transactions where an outbox event goes with the change.
 """
 
@@ -50,9 +50,10 @@ class Post(Document):
     # When the query indexes last needed to hear of this post (ns, stamped by every write that
     # changes what lists, the roadmap or search show): API processes catch up by it.
     changedAt = IntField(required=True)
+    COLLECTION = "posts"
     meta = {
         "db_alias": ALIAS,
-        "collection": "posts",
+        "collection": COLLECTION,
         "indexes": [
             # The mongo read engine's pages (posts.repository.page_cursor): per population, the
             # equality prefix, then the sort's keys, so a page is an index walk that stops at
@@ -82,7 +83,8 @@ class PostClock(Document):
 
     id = StringField(primary_key=True)
     n = IntField(default=0)
-    meta = {"db_alias": ALIAS, "collection": "post_clocks"}
+    COLLECTION = "post_clocks"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
 
 
 class WarmIndex(Document):
@@ -93,7 +95,8 @@ class WarmIndex(Document):
     posts = IntField(required=True)
     bytes = IntField(required=True)  # the index's measured size when built
     builtAt = DateTimeField(required=True)
-    meta = {"db_alias": ALIAS, "collection": "post_warm_indexes"}
+    COLLECTION = "post_warm_indexes"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
 
 
 class Vote(Document):
@@ -109,9 +112,10 @@ class Vote(Document):
     userId = StringField(required=True)
     countsFor = StringField(required=True)
     createdAt = DateTimeField(required=True)
+    COLLECTION = "votes"
     meta = {
         "db_alias": ALIAS,
-        "collection": "votes",
+        "collection": COLLECTION,
         "indexes": [
             {"fields": ["postId", "userId"], "unique": True},  # one vote per identity and post
             {"fields": ["countsFor", "userId"], "unique": True},  # counted once per canonical post
@@ -130,9 +134,10 @@ class Comment(Document):
     isTeamMember = BooleanField(default=False)
     isPrivate = BooleanField(default=False)
     createdAt = DateTimeField(required=True)
+    COLLECTION = "comments"
     meta = {
         "db_alias": ALIAS,
-        "collection": "comments",
+        "collection": COLLECTION,
         "indexes": [("postId", "path")],
     }
 
@@ -150,7 +155,8 @@ class WorkspaceView(Document):
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
     syncedAt = DateTimeField()  # server time of the last change, for the API processes' polling
-    meta = {"db_alias": ALIAS, "collection": "workspaces", "indexes": ["syncedAt"]}
+    COLLECTION = "workspaces"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}
 
 
 MODELS = (Post, PostClock, WarmIndex, Vote, Comment, WorkspaceView)

@@ -59,12 +59,12 @@ def clock_ids(slug: str) -> list[str]:
 class PostRepository(Repository):
     def __init__(self, store: Store):
         super().__init__(store, contract.TOPIC)
-        self.posts = Post._get_collection()
-        self.clock_docs = PostClock._get_collection()
-        self.warm_indexes = WarmIndex._get_collection()
-        self.votes = Vote._get_collection()
-        self.comments = Comment._get_collection()
-        self.workspace_views = WorkspaceView._get_collection()
+        self.posts = store.collection(Post)
+        self.clock_docs = store.collection(PostClock)
+        self.warm_indexes = store.collection(WarmIndex)
+        self.votes = store.collection(Vote)
+        self.comments = store.collection(Comment)
+        self.workspace_views = store.collection(WorkspaceView)
 
     # -- transactions -----------------------------------------------------------------------
 

@@ -18,9 +18,10 @@ class Session(Document):
     createdAt = DateTimeField(required=True)
     expiresAt = DateTimeField(required=True)
 
+    COLLECTION = "sessions"
     meta = {
         "db_alias": ALIAS,
-        "collection": "sessions",
+        "collection": COLLECTION,
         "indexes": [{"fields": ["expiresAt"], "expireAfterSeconds": 0}],
     }
 

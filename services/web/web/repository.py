@@ -21,7 +21,7 @@ def _binding(kind: str, workspace: str) -> str:
 class SessionRepository:
     def __init__(self, store: Store):
         self.store = store
-        self.sessions = Session._get_collection()
+        self.sessions = store.collection(Session)
 
     def create(self, sid: str, kind: str, workspace: str, credential: str, csrf: str, seconds: int,
                grant_id: str | None = None) -> None:

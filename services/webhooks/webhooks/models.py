@@ -40,9 +40,10 @@ class Endpoint(Document):
     failingSince = DateTimeField(null=True)  # first failed attempt since the last success
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
+    COLLECTION = "endpoints"
     meta = {
         "db_alias": ALIAS,
-        "collection": "endpoints",
+        "collection": COLLECTION,
         "indexes": [("workspace", "disabled"), ("workspace", "createdAt")],
     }
     SEALED = ("secrets.key",)  # what ``feedback reseal-secrets`` rewrites
@@ -72,9 +73,10 @@ class Delivery(Document):
     attempts = EmbeddedDocumentListField(Attempt)  # the last ATTEMPT_LOG_SIZE attempts
     lastAttemptAt = DateTimeField(null=True)
     createdAt = DateTimeField(required=True)
+    COLLECTION = "deliveries"
     meta = {
         "db_alias": ALIAS,
-        "collection": "deliveries",
+        "collection": COLLECTION,
         "indexes": [
             {"fields": ["endpointId", "eventId"], "unique": True},  # recording is idempotent
             ("status", "nextAttemptAt"),  # the due queue

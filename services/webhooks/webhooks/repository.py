@@ -41,8 +41,8 @@ class WebhookRepository(Repository):
     def __init__(self, store: Store, box: SecretBox | None = None):
         super().__init__(store, contract.TOPIC)
         self.box = box or default_box()
-        self.endpoints = Endpoint._get_collection()
-        self.deliveries = Delivery._get_collection()
+        self.endpoints = store.collection(Endpoint)
+        self.deliveries = store.collection(Delivery)
 
     # -- sealed secrets ---------------------------------------------------------------------
 

@@ -58,7 +58,8 @@ class Workspace(Document):
     customDomain = StringField(null=True)  # set from domain.verified events
     version = IntField(default=1)  # bumped on every change; snapshot consumers keep the newest
     createdAt = DateTimeField(required=True)
-    meta = {"db_alias": ALIAS, "collection": "workspaces"}
+    COLLECTION = "workspaces"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
     SEALED = ("settings.ssoSecret",)  # what ``feedback reseal-secrets`` rewrites
 
 
@@ -73,9 +74,10 @@ class ApiKey(Document):
     revokedAt = DateTimeField(null=True)
     expiresAt = DateTimeField(null=True)  # a grant's end (None: long-lived); the TTL index removes it then
     parentKeyId = StringField(null=True)  # the key that created this one (None: the operator did)
+    COLLECTION = "api_keys"
     meta = {
         "db_alias": ALIAS,
-        "collection": "api_keys",
+        "collection": COLLECTION,
         "indexes": [
             {"fields": ["keyId"], "unique": True},
             ("workspace", "createdAt"),
@@ -94,9 +96,10 @@ class Changelog(Document):
     postIds = ListField(StringField())
     publishedAt = DateTimeField(null=True)
     createdAt = DateTimeField(required=True)
+    COLLECTION = "changelogs"
     meta = {
         "db_alias": ALIAS,
-        "collection": "changelogs",
+        "collection": COLLECTION,
         "indexes": [
             {"fields": ["workspace", "slug"], "unique": True},
             ("workspace", "-publishedAt", "-_id"),

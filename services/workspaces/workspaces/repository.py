@@ -32,9 +32,9 @@ class WorkspaceRepository(Repository):
     def __init__(self, store: Store, box: SecretBox):
         super().__init__(store, contract.TOPIC)
         self.box = box
-        self.workspaces = Workspace._get_collection()
-        self.keys = ApiKey._get_collection()
-        self.changelogs = Changelog._get_collection()
+        self.workspaces = store.collection(Workspace)
+        self.keys = store.collection(ApiKey)
+        self.changelogs = store.collection(Changelog)
 
     # -- transactions and events ------------------------------------------------------------
 
