@@ -48,5 +48,3 @@ INCONCLUSIVE_CHECKS_BEFORE_BROKEN = 3
 
 # A worker that claimed a check and died gives it back after this many seconds.
 CHECK_LEASE_SECONDS = 120.0
-
-COLLECTIONS = ("domains", "outbox", "locks")

@@ -60,8 +60,6 @@ EVENTS = {
 # Workspace snapshot events this service keeps a read model of.
 WORKSPACE_SNAPSHOTS = ("workspace.created", "workspace.updated")
 
-COLLECTIONS = ("posts", "post_clocks", "votes", "comments", "workspaces", "outbox", "processed_events", "locks")
-
 # Moderation states: `approved` is listed for everyone; the others only for managers.
 APPROVED = "approved"
 MODERATION_STATES = ("approved", "pending", "rejected", "spam")

@@ -10,8 +10,6 @@ from common.validation import BOOLEAN, ID, TEXT, TIMESTAMP, array, nullable, sha
 TOPIC = "feedback.webhooks"
 CONSUMER_GROUP = "feedback.webhooks.dispatcher"
 
-COLLECTIONS = ("endpoints", "deliveries", "outbox", "processed_events", "locks")
-
 WEBHOOK_DISABLED = "webhook.disabled"
 # Sent by the API to one endpoint only, never through Kafka: {webhookId, message}.
 WEBHOOK_TEST = "webhook.test"

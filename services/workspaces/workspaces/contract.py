@@ -45,8 +45,6 @@ EVENTS = {
     CHANGELOG_PUBLISHED: CHANGELOG,
 }
 
-COLLECTIONS = ("workspaces", "api_keys", "changelogs", "outbox", "processed_events", "locks")
-
 # How many published changelog entries the agent context lists, newest first.
 AGENT_CONTEXT_CHANGELOGS = 5
 
