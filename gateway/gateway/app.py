@@ -19,7 +19,7 @@ from common.errors import Forbidden, NotFound, PayloadTooLarge, Unauthorized, Ur
 from common.ids import SLUG
 from common.public_api import CLIENT_HEADER
 from common.internal import InternalClient
-from common.plugins import Route, ServiceSpec, load_services
+from common.plugins import Route, ServiceSpec, load_services, sole
 from gateway.authn import Authenticator
 from gateway.config import GatewayConfig, load_config
 from gateway.clients import ClientAddresses
@@ -178,10 +178,12 @@ def create_app(
     storage = open_storage(config.rate_limit_storage or settings.mongodb_uri, settings.db_prefix + COLLECTION_DATABASE)
     limits = RateLimits(config, storage)
     clients = ClientAddresses(config.trusted_proxies, config.gateway_secret)
-    identity = next(((name, s.identity_path) for name, s in services.items() if s.identity_path), (None, None))
+    # Each declared by one service at most: two declaring one stop the gateway here.
+    identity = sole(services, "identity_path") or (None, None)
     authn = Authenticator(settings, client, *identity, gateway_secret=config.gateway_secret)
-    resolver = next(((name, s.host_resolver_path) for name, s in services.items() if s.host_resolver_path), None)
-    site_root = next((s.site_root for s in services.values() if s.site_root), None)
+    resolver = sole(services, "host_resolver_path")
+    site = sole(services, "site_root")
+    site_root = site[1] if site else None
     hosts = [HostRouting(settings, client, *resolver, site_root=site_root)] if resolver else []
     middleware = [MetricsOnlyInternally(metrics_port), *hosts]
     app = create_base_app("gateway", middleware=middleware)

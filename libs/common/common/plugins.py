@@ -15,11 +15,14 @@ import importlib
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import pluggy
 
 from common.config import Settings
+
+if TYPE_CHECKING:  # the gateway loads this module and needs no database driver
+    from common.db import Store
 
 PROJECT = "feedback"
 ENTRY_POINT_GROUP = "feedback.plugins"
@@ -57,20 +60,27 @@ class Route:
             raise ValueError(f"route {self.template}: limits name its methods and one of {RATE_LIMITED}")
 
 
-class ServiceContext(Protocol):
-    """What the kit needs of the object a service's ``create_context`` returns.
+@dataclass(kw_only=True)
+class ServiceContext:
+    """What a service's ``create_context(settings)`` returns, derived by each service's own
+    ``Context`` with what its resources, consumers and workers need (its config, its service
+    object): they all receive the whole context.
 
-    Resources, consumers and workers receive the whole context; the kit itself only uses
-    the service's ``store`` (health checks, relay, consumer markers) and ``start_api``."""
+    The kit itself uses ``settings``, ``store`` (health checks, relay, consumer markers),
+    :meth:`start_api` and :meth:`readiness`; a service overrides either where it has work to do.
+    """
 
-    store: Any  # common.db.Store
+    settings: Settings
+    store: Store | None  # None: a service without a database of its own (the MCP server)
 
     def start_api(self) -> None:
-        """Start what an API process needs besides serving (called once per process, after fork).
+        """Start what an API process needs besides serving: called once per process, after
+        fork. Nothing, unless a service says otherwise."""
 
-        A context may also have ``readiness() -> dict[str, Callable[[], None]]``: checks that
-        raise while the process should stay out of rotation (``/readyz`` answers 503), e.g.
-        while it warms a cache."""
+    def readiness(self) -> dict[str, Callable[[], None]]:
+        """Checks that raise while the process should stay out of rotation (``/readyz``
+        answers 503), e.g. while it warms a cache. None, unless a service says otherwise."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -93,9 +103,10 @@ class ServiceSpec:
     - ``workers``: background loops by name, each ``"module:function"`` run as
       ``function(context, stop_event)``.
     - ``openapi``: package-relative path of this service's OpenAPI fragment.
-    - ``identity_path``: internal path that authenticates credentials (one service has it).
+    - ``identity_path``: internal path that authenticates credentials (one service at most
+      declares it, as ``host_resolver_path`` and ``site_root``: see ``SOLE``).
     - ``host_resolver_path``: internal path that maps a custom domain to its workspace:
-      ``GET <path>?host=<host>`` answers ``{"slug": ...}`` or 404 (one service has it).
+      ``GET <path>?host=<host>`` answers ``{"slug": ...}`` or 404.
     - ``pages``: a web site's routes, absolute templates outside ``/v1`` (e.g. ``/b/{slug}``).
       The gateway proxies them with the visitor's cookies, forms and the pages' own headers,
       authenticating no API credential: the site signs its visitors in itself and calls
@@ -110,8 +121,7 @@ class ServiceSpec:
     - ``commands``: ``{name: "module:function"}``, subcommands of the ``feedback`` command this
       plugin contributes; ``function(argv)`` parses its own arguments (``feedback mcp ...``).
     - ``site_root``: the template under which a verified custom domain's other paths are
-      served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``); one
-      service has it.
+      served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``).
     """
 
     name: str
@@ -177,7 +187,7 @@ def register_service() -> ServiceSpec:
     """Return this plugin's ServiceSpec."""
 
 
-Worker = Callable[[Any, threading.Event], None]  # what a ``workers`` reference names
+Worker = Callable[[ServiceContext, threading.Event], None]  # what a ``workers`` reference names
 
 
 def make_plugin_manager(load_entry_points: bool = True, plugins: Sequence[object] = ()) -> pluggy.PluginManager:
@@ -191,13 +201,34 @@ def make_plugin_manager(load_entry_points: bool = True, plugins: Sequence[object
 
 
 def load_services(pm: pluggy.PluginManager | None = None) -> dict[str, ServiceSpec]:
-    """Return every discovered service by name (sorted, so routing is deterministic)."""
+    """Return every discovered service by name (sorted, so routing is deterministic); refuse
+    two services of one name, or two declaring what only one may (``SOLE``)."""
     pm = pm or make_plugin_manager()
     specs = pm.hook.register_service()
     names = [s.name for s in specs]
     if len(names) != len(set(names)):
         raise RuntimeError(f"two plugins share a service name: {sorted(names)}")
-    return {s.name: s for s in sorted(specs, key=lambda s: s.name)}
+    services = {s.name: s for s in sorted(specs, key=lambda s: s.name)}
+    for field_name in SOLE:
+        sole(services, field_name)
+    return services
+
+
+# ServiceSpec fields only one service may declare: the platform has one identity check, one
+# custom-domain resolver and one site that custom domains serve.
+SOLE = ("identity_path", "host_resolver_path", "site_root")
+
+
+def sole(services: Mapping[str, ServiceSpec], field_name: str) -> tuple[str, Any] | None:
+    """``(service, value)`` of the one service declaring ``field_name`` (one of ``SOLE``), or
+    None when none does. Two declaring it are refused, naming both, rather than one of them
+    being picked by the order of their names."""
+    declared = [(name, getattr(spec, field_name)) for name, spec in services.items() if getattr(spec, field_name)]
+    if len(declared) > 1:
+        raise RuntimeError(
+            f"{field_name} is declared by {' and '.join(name for name, _ in declared)}; only one service may declare it"
+        )
+    return declared[0] if declared else None
 
 
 def event_catalog(services: Mapping[str, ServiceSpec]) -> dict[str, str]:

@@ -47,3 +47,10 @@ def test_loading_the_gateway_imports_no_service_code():
     assert loaded, "the probe found not even the plugin modules"
     code = [m for m in loaded if m.split(".")[-1] not in ("plugin", "contract") and ("." in m or m in ("mcp", "starlette"))]
     assert code == [], f"the gateway imported service modules: {code}"
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_every_model_names_the_collection_mongoengine_uses(service):
+    """``Store.collection`` reads ``COLLECTION``; mongoengine (indexes) reads ``meta``: one name."""
+    for model in SERVICES[service].model_classes():
+        assert model.COLLECTION == model._get_collection_name(), model.__name__

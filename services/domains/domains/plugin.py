@@ -7,10 +7,15 @@ service's code, so ``create_context`` imports what it wires when it is called.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
 from domains import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from domains.config import DomainsConfig
+    from domains.service import DomainService
 
 R = "domains.resources:"
 ROUTES = [
@@ -22,15 +27,10 @@ RESOLVE_PATH = "/internal/domains/resolve"
 INTERNAL_ROUTES = [Route(RESOLVE_PATH, R + "ResolveHost", ("GET",))]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    config: object  # domains.config.DomainsConfig
-    store: object  # common.db.Store
-    service: object  # domains.service.DomainService (the re-check worker uses it too)
-
-    def start_api(self) -> None:
-        pass  # nothing runs beside an API process's requests
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: DomainsConfig
+    service: DomainService  # the re-check worker uses it too
 
 
 def create_context(settings: Settings) -> Context:
@@ -47,7 +47,7 @@ def create_context(settings: Settings) -> Context:
     store = Store(settings, ALIAS)
     workspaces = WorkspaceDirectory(InternalClient(settings, timeout=5))
     service = DomainService(DomainRepository(store), workspaces, config, DnsChecker(config))
-    return Context(settings, config, store, service)
+    return Context(settings=settings, store=store, config=config, service=service)
 
 
 @hookimpl

@@ -10,24 +10,24 @@ itself there: the service checks the key through ``/v1``, like any API client.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code (nor the SDK) at import
+    from feedback_mcp.api import ApiClient
+    from feedback_mcp.config import McpConfig
 
 # What a Streamable HTTP client sends beyond a page's usual headers.
 MCP_HEADERS = ("Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID")
 PAGES = [Route("/mcp", "feedback_mcp.resources:McpEndpoint", ("POST",), headers=MCP_HEADERS)]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    config: object  # feedback_mcp.config.McpConfig
-    api: object  # feedback_mcp.api.ApiClient
-    store: object = None  # no database: everything is the API's
-
-    def start_api(self) -> None:
-        pass
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: McpConfig
+    api: ApiClient
 
 
 def create_context(settings: Settings) -> Context:
@@ -35,7 +35,8 @@ def create_context(settings: Settings) -> Context:
     from feedback_mcp.config import load_config
 
     config = load_config(settings)
-    return Context(settings, config, ApiClient(config.api_url, config.api_timeout))
+    # No database: everything is the API's.
+    return Context(settings=settings, store=None, config=config, api=ApiClient(config.api_url, config.api_timeout))
 
 
 @hookimpl

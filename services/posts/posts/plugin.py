@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
 from posts import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from posts.config import PostsConfig
+    from posts.readmodel import Workspaces
+    from posts.service import PostService
 
 R = "posts.resources:"
 ROUTES = [
@@ -29,13 +35,11 @@ ROUTES = [
 INTERNAL_ROUTES = [Route("/internal/posts/lookup", R + "Lookup", ("POST",))]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    config: object  # posts.config.PostsConfig
-    store: object  # common.db.Store
-    workspaces: object  # posts.readmodel.Workspaces: the in-memory read model
-    service: object  # posts.service.PostService
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: PostsConfig
+    workspaces: Workspaces  # the in-memory read model
+    service: PostService
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
@@ -43,7 +47,7 @@ class Context:
         threading.Thread(target=self.service.warm_up, name="model-warm-up", daemon=True).start()
         threading.Thread(target=self.service.backfill_last_comments, name="last-comments-backfill", daemon=True).start()
 
-    def readiness(self) -> dict:
+    def readiness(self) -> dict[str, Callable[[], None]]:
         return {"query-indexes": self._indexes_warm}
 
     def _indexes_warm(self) -> None:
@@ -66,7 +70,7 @@ def create_context(settings: Settings) -> Context:
     repo = PostRepository(store)
     workspaces = Workspaces(repo, InternalClient(settings, timeout=5), config)
     service = PostService(repo, workspaces, config, LazyEmbedder() if config.semantic_search else None)
-    return Context(settings, config, store, workspaces, service)
+    return Context(settings=settings, store=store, config=config, workspaces=workspaces, service=service)
 
 
 @hookimpl

@@ -7,9 +7,16 @@ service's code, so ``create_context`` imports what it wires when it is called.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    import jinja2
+
+    from web.config import WebConfig
+    from web.service import Site
 
 R = "web.resources:"
 B = "/b/{slug}"
@@ -31,13 +38,11 @@ PAGES = [
 ]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    config: object  # web.config.WebConfig
-    store: object  # common.db.Store
-    site: object  # web.service.Site
-    templates: object  # jinja2.Environment
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: WebConfig
+    site: Site
+    templates: jinja2.Environment
 
     def start_api(self) -> None:
         import threading
@@ -58,7 +63,7 @@ def create_context(settings: Settings) -> Context:
     config = load_config(settings)
     store = Store(settings, ALIAS)
     site = Site(ApiClient(config.api_url, config.api_timeout), SessionRepository(store), config)
-    return Context(settings, config, store, site, environment())
+    return Context(settings=settings, store=store, config=config, site=site, templates=environment())
 
 
 @hookimpl

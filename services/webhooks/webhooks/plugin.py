@@ -7,10 +7,17 @@ service's code, so ``create_context`` imports what it wires when it is called.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
 from webhooks import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from webhooks.config import WebhooksConfig
+    from webhooks.delivery_client import DeliveryClient
+    from webhooks.repository import WebhookRepository
+    from webhooks.service import WebhookService
 
 R = "webhooks.resources:"
 HOOK = "/workspaces/{slug}/webhooks/{webhookId}"
@@ -25,18 +32,13 @@ ROUTES = [
 ]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    config: object  # webhooks.config.WebhooksConfig
-    store: object  # common.db.Store
-    catalog: dict  # every deliverable event type -> its topic (None: never on a topic)
-    repo: object  # webhooks.repository.WebhookRepository: the dispatcher's claims and outcomes
-    service: object  # webhooks.service.WebhookService
-    client: object  # webhooks.delivery_client.DeliveryClient: the dispatcher's HTTP
-
-    def start_api(self) -> None:
-        pass  # nothing runs beside an API process's requests
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: WebhooksConfig
+    catalog: dict[str, str | None]  # every deliverable event type -> its topic (None: never on a topic)
+    repo: WebhookRepository  # the dispatcher's claims and outcomes
+    service: WebhookService
+    client: DeliveryClient  # the dispatcher's HTTP
 
 
 def create_context(settings: Settings) -> Context:

@@ -7,10 +7,14 @@ service's code, so ``create_context`` imports what it wires when it is called.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from common.config import Settings
-from common.plugins import Route, ServiceSpec, hookimpl
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
 from workspaces import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from workspaces.service import WorkspaceService
 
 R = "workspaces.resources:"
 ROUTES = [
@@ -36,14 +40,9 @@ INTERNAL_ROUTES = [
 ]
 
 
-@dataclass
-class Context:
-    settings: Settings
-    store: object  # common.db.Store
-    service: object  # workspaces.service.WorkspaceService
-
-    def start_api(self) -> None:
-        pass  # nothing runs beside an API process's requests
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    service: WorkspaceService
 
 
 def create_context(settings: Settings) -> Context:
@@ -57,7 +56,7 @@ def create_context(settings: Settings) -> Context:
 
     store = Store(settings, ALIAS)
     posts = PostDirectory(InternalClient(settings, timeout=5))
-    return Context(settings, store, WorkspaceService(WorkspaceRepository(store, default_box()), posts))
+    return Context(settings=settings, store=store, service=WorkspaceService(WorkspaceRepository(store, default_box()), posts))
 
 
 @hookimpl
