@@ -150,9 +150,9 @@ def wait_up(url: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if requests.get(url, timeout=1).ok:
+            if requests.get(url, timeout=2).ok:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # a starting process may accept and not answer yet
             time.sleep(0.1)
     raise RuntimeError(f"{url} did not come up")
 

@@ -164,7 +164,10 @@ def main() -> None:
         # reaches one worker; ten answers in a row stand for all of them.
         in_a_row = 0
         while in_a_row < 10:
-            ready = urllib3.request("GET", f"http://127.0.0.1:{port}/readyz", timeout=5, retries=False).status == 200
+            try:
+                ready = urllib3.request("GET", f"http://127.0.0.1:{port}/readyz", timeout=5, retries=False).status == 200
+            except urllib3.exceptions.HTTPError:
+                ready = False  # accepted, not answering yet
             in_a_row = in_a_row + 1 if ready else 0
             time.sleep(0.05 if ready else 0.2)
         up = time.perf_counter() - started
