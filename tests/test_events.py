@@ -4,11 +4,14 @@ import json
 import uuid
 
 import pytest
+from bson import ObjectId
 from pymongo import MongoClient
 
-from common.config import Settings
+from common.config import Settings, load_settings
 from common.consumer import ConsumerRunner
 from common.devstack import LocalStack
+from common.events import EventOffContract, Outbox
+from common.ids import now
 from common.kafka import make_consumer
 from testkit import Api, create_workspace, wait_for
 
@@ -181,3 +184,35 @@ def test_the_event_docs_are_generated_from_the_declarations():
 
     doc = Path(__file__).resolve().parents[1] / "docs" / "events.md"
     assert doc.read_text() == catalog_markdown(load_services()), "regenerate: feedback events > docs/events.md"
+
+
+def test_every_event_written_in_the_suite_is_checked_against_its_contract(service_context):
+    """Each event is defined once, by its schema in ``contract.EVENTS``; the test kit turns on
+    the check (FEEDBACK_CHECK_EVENTS) for the in-process services and every platform the suite
+    starts, so an emission site that drifts from its schema fails the test that reaches it."""
+    assert load_settings().check_events, "the platforms tests start inherit the check"
+    repo = service_context("posts").service.repo
+    slug = f"unit-{uuid.uuid4().hex[:10]}"
+    vote = {"postId": "0" * 24, "userId": "u1", "voteCount": 1}
+    repo.event(slug, "vote.created", vote)  # on its schema: accepted
+
+    with pytest.raises(EventOffContract, match="voteCount"):
+        repo.event(slug, "vote.created", {**vote, "voteCount": "1"})
+    with pytest.raises(EventOffContract, match="unknown field"):
+        repo.event(slug, "vote.created", {**vote, "weight": 2})
+    with pytest.raises(EventOffContract, match="'userId' is required"):
+        repo.event(slug, "vote.created", {"postId": vote["postId"], "voteCount": 1})
+    with pytest.raises(EventOffContract, match="not declared"):
+        repo.event(slug, "vote.cast", vote)
+
+    # Refused inside its transaction, the change it reports is rolled back with it.
+    def vote_then_report_off_contract(session):
+        repo.insert_vote(workspace=slug, postId=ObjectId(), userId=slug, countsFor="x", createdAt=now()).apply(session)
+        repo.event(slug, "vote.created", {}).apply(session)
+
+    with pytest.raises(EventOffContract):
+        repo.transaction(vote_then_report_off_contract)
+    assert repo.votes.count_documents({"userId": slug}) == 0
+
+    # Outside the tests (the setting off) events are written unchecked: the check costs nothing.
+    assert Outbox(repo.store.db, "feedback.posts").document("vote.cast", slug, {})["event"]["type"] == "vote.cast"

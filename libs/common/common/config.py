@@ -172,6 +172,9 @@ class Settings:
     dev_mode: bool = from_env("FEEDBACK_DEV", False, as_bool)
     # How long a POST's Idempotency-Key is remembered with its answer.
     idempotency_seconds: int = from_env("IDEMPOTENCY_SECONDS", 24 * 3600, int)
+    # Tests only (the test kit sets it): every event written to an outbox is validated against
+    # its service's contract (``EVENTS``), and one off its schema fails the write.
+    check_events: bool = from_env("FEEDBACK_CHECK_EVENTS", False, as_bool)
 
     def service_url(self, name: str) -> str | None:
         return self.service_urls.get(name)

@@ -73,6 +73,7 @@ class Store:
         self.db: Database = mongoengine.get_db(service)
         self.bulk_supported: bool | None = None  # learnt on the first write
         self._indexed: set[type[mongoengine.Document]] = set()
+        self.check_events = settings.check_events  # tests: outbox events are checked against the contract
 
     def collection(self, model: type[mongoengine.Document]) -> Collection:
         """``model``'s pymongo collection in this store's database: the one its ``COLLECTION``

@@ -6,19 +6,27 @@ If Kafka is down the write still succeeds; the event waits in the outbox.
 
 Envelope: ``{"id", "type", "timestamp", "workspace", "data"}``; Kafka key = workspace
 slug, so the events of one workspace stay ordered within their topic.
+
+Each event is defined once, by its JSON schema in the service's ``contract.EVENTS``: webhooks,
+docs and ``feedback init`` derive from it, and with ``FEEDBACK_CHECK_EVENTS`` set (the test kit
+sets it for the whole suite) every event written to an outbox is validated against it, so an
+emission site that drifts from its contract fails the test that reaches it.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
+from typing import Mapping
 
 from bson import ObjectId
 from pymongo.client_session import ClientSession
 from pymongo.database import Database
 
 from common.db import Insert
+from common.errors import BadRequest
 from common.ids import iso, now
+from common.validation import check
 
 OUTBOX = "outbox"
 
@@ -33,12 +41,32 @@ def envelope(type_: str, workspace: str, data: dict) -> dict:
     }
 
 
-class Outbox:
-    """Adds events to the service's outbox inside the caller's transaction."""
+class EventOffContract(Exception):
+    """An event its service's contract does not declare, or whose data is off the declared
+    schema. Not a client's error (no ``FeedbackError``): a request that meets it answers 500."""
 
-    def __init__(self, db: Database, topic: str):
+
+def check_event(schemas: Mapping[str, dict], type_: str, data: dict) -> None:
+    """Raise :class:`EventOffContract` unless ``type_`` is in ``schemas`` (a contract's
+    ``EVENTS``) and ``data`` matches its schema."""
+    if type_ not in schemas:
+        raise EventOffContract(f"event '{type_}' is not declared in its service's contract.EVENTS")
+    try:
+        check(data, schemas[type_])
+    except BadRequest as ex:
+        raise EventOffContract(f"event '{type_}' is off its contract: {ex.message}") from None
+
+
+class Outbox:
+    """Adds events to the service's outbox inside the caller's transaction.
+
+    ``schemas``: the service's ``contract.EVENTS``, given to check every event against them
+    (``Settings.check_events``); ``None`` writes events unchecked."""
+
+    def __init__(self, db: Database, topic: str, schemas: Mapping[str, dict] | None = None):
         self.collection = db[OUTBOX]
         self.topic = topic
+        self.schemas = schemas
 
     def document(self, type_: str, workspace: str, data: dict) -> dict:
         """The outbox document of a new event, for callers that batch their own writes."""
@@ -46,6 +74,8 @@ class Outbox:
         # has whole seconds, and within one second ids of two processes sort by their random
         # part. Writes to one document serialise in MongoDB (a second writer retries after the
         # first commits), so nanosecond write times keep such events in commit order.
+        if self.schemas is not None:
+            check_event(self.schemas, type_, data)
         event = envelope(type_, workspace, data)
         return {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event}
 

@@ -4,7 +4,7 @@ commands on its own collections."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Mapping, Sequence, TypeVar
 
 from pymongo.client_session import ClientSession
 
@@ -15,9 +15,11 @@ T = TypeVar("T")
 
 
 class Repository:
-    def __init__(self, store: Store, topic: str):
+    def __init__(self, store: Store, topic: str, events: Mapping[str, dict]):
+        """``topic`` and ``events``: the service's ``contract.TOPIC`` and ``contract.EVENTS``
+        (every event it writes is checked against them when ``Settings.check_events`` is on)."""
         self.store = store
-        self.outbox = Outbox(store.db, topic)
+        self.outbox = Outbox(store.db, topic, events if store.check_events else None)
 
     def transaction(self, work: Callable[[ClientSession], T], *, hot_key: str | None = None) -> T:
         """Run ``work(session)`` in one transaction, again on a write conflict (``hot_key``: the

@@ -4,6 +4,10 @@ The ``stack`` fixture starts the platform once per test session (local MongoDB/K
 stand-ins on free ports unless MONGODB_URI / KAFKA_BOOTSTRAP_SERVERS are set), with the
 settings the collected folders ask for through the ``pytest_feedback_stack_env`` hook. Tests
 isolate themselves by creating their own workspace (``workspace`` fixture).
+
+Every process of the suite checks the events it writes against its service's contract
+(``FEEDBACK_CHECK_EVENTS``, see :mod:`common.events`): the stacks tests start inherit it from
+this process's environment, and the in-process contexts get it in their settings.
 """
 
 from __future__ import annotations
@@ -34,8 +38,17 @@ RATE_LIMIT_SETTINGS = (
 )
 
 
+CHECK_EVENTS = {"FEEDBACK_CHECK_EVENTS": "1"}
+
+
 def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hooks)
+
+
+def pytest_configure(config):
+    # In the environment rather than in one fixture's settings: a test that starts a platform
+    # of its own (a restart, a kill, the chart's rehearsal) checks its events too.
+    os.environ.update(CHECK_EVENTS)
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +127,7 @@ def service_context(database):
     from common.plugins import load_services
 
     contexts = {}
-    settings = load_settings({"MONGODB_URI": database, "MONGODB_DB_PREFIX": f"unit_{uuid.uuid4().hex[:8]}_"})
+    settings = load_settings({"MONGODB_URI": database, "MONGODB_DB_PREFIX": f"unit_{uuid.uuid4().hex[:8]}_", **CHECK_EVENTS})
 
     def build(name: str):
         if name not in contexts:

@@ -31,7 +31,7 @@ CLEARED = {"status": contract.NONE, "errors": [], "verifiedAt": None, "checkedAt
 
 class DomainRepository(Repository):
     def __init__(self, store: Store):
-        super().__init__(store, contract.TOPIC)
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.domains = store.collection(DomainConfig)
 
     # -- transactions and events ---------------------------------------------------------

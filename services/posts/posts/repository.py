@@ -58,7 +58,7 @@ def clock_ids(slug: str) -> list[str]:
 
 class PostRepository(Repository):
     def __init__(self, store: Store):
-        super().__init__(store, contract.TOPIC)
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.posts = store.collection(Post)
         self.clock_docs = store.collection(PostClock)
         self.warm_indexes = store.collection(WarmIndex)

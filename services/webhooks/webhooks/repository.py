@@ -39,7 +39,7 @@ DUPLICATE_KEY = 11000
 
 class WebhookRepository(Repository):
     def __init__(self, store: Store, box: SecretBox | None = None):
-        super().__init__(store, contract.TOPIC)
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.box = box or default_box()
         self.endpoints = store.collection(Endpoint)
         self.deliveries = store.collection(Delivery)

@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 class WorkspaceRepository(Repository):
     def __init__(self, store: Store, box: SecretBox):
-        super().__init__(store, contract.TOPIC)
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.box = box
         self.workspaces = store.collection(Workspace)
         self.keys = store.collection(ApiKey)
