@@ -20,9 +20,9 @@ from testkit import assert_error, create_workspace, unique_slug
 
 
 @pytest.fixture
-def board(workspace):
-    workspace.board("features", "Features")
-    return workspace
+def features_board(workspace) -> dict:
+    """A board ``features`` in the ``workspace`` fixture's workspace (the Board it answered)."""
+    return workspace.board("features", "Features")
 
 
 def new_post(ws, title="A post", **kw):
@@ -48,29 +48,31 @@ def test_first_writes_after_provisioning_all_succeed(api, admin_token):
         assert len(api.get(f"{ws.path}/posts", key=ws.key).json()["items"]) == 8
 
 
-def test_a_board_created_a_moment_ago_is_honoured_at_once(board):
+@pytest.mark.usefixtures("features_board")
+def test_a_board_created_a_moment_ago_is_honoured_at_once(workspace):
     for i in range(5):
         slug = f"area-{i}"
-        board.board(slug, f"Area {i}")
-        r = board.api.post(f"{board.path}/posts", key=board.key, json={"boardSlug": slug, "title": "t", "content": "x"})
+        workspace.board(slug, f"Area {i}")
+        r = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, json={"boardSlug": slug, "title": "t", "content": "x"})
         assert r.status_code == 201, r.text
 
 
-def test_ids_have_one_spelling(board):
+@pytest.mark.usefixtures("features_board")
+def test_ids_have_one_spelling(workspace):
     """A vote cast through an upper-case id is the same vote as through the lower-case one,
     and a merge moves it like any other."""
-    a, b = new_post(board, "A")["id"], new_post(board, "B")["id"]
-    user = board.user_token("upper-case-voter")
-    r = board.api.post(f"{board.path}/posts/{a.upper()}/vote", user=user)
+    a, b = new_post(workspace, "A")["id"], new_post(workspace, "B")["id"]
+    user = workspace.user_token("upper-case-voter")
+    r = workspace.api.post(f"{workspace.path}/posts/{a.upper()}/vote", user=user)
     assert r.status_code == 201 and r.json()["id"] == a, r.text
-    assert board.api.get(f"{board.path}/posts/{a}", user=user).json()["voted"] is True
-    assert board.api.post(f"{board.path}/posts/{a}/vote", user=user).status_code == 200, "the same vote"
-    r = board.api.post(f"{board.path}/posts/{a.upper()}/merge", key=board.key, json={"intoPostId": b.upper()})
+    assert workspace.api.get(f"{workspace.path}/posts/{a}", user=user).json()["voted"] is True
+    assert workspace.api.post(f"{workspace.path}/posts/{a}/vote", user=user).status_code == 200, "the same vote"
+    r = workspace.api.post(f"{workspace.path}/posts/{a.upper()}/merge", key=workspace.key, json={"intoPostId": b.upper()})
     assert r.status_code == 200, r.text
-    merged_into = board.api.get(f"{board.path}/posts/{b}", user=user).json()
+    merged_into = workspace.api.get(f"{workspace.path}/posts/{b}", user=user).json()
     assert merged_into["voteCount"] == 1 and merged_into["voted"] is True
-    assert board.api.post(f"{board.path}/posts/{a.upper()}/unmerge", key=board.key).status_code == 200
-    restored = board.api.get(f"{board.path}/posts/{a}", user=user).json()
+    assert workspace.api.post(f"{workspace.path}/posts/{a.upper()}/unmerge", key=workspace.key).status_code == 200
+    restored = workspace.api.get(f"{workspace.path}/posts/{a}", user=user).json()
     assert (restored["voteCount"], restored["voted"]) == (1, True), "the unmerge moved the vote back"
 
 
@@ -78,23 +80,24 @@ def test_ids_have_one_spelling(board):
 
 
 @pytest.mark.parametrize("hidden_state", ["pending", "spam", "rejected"])
-def test_hidden_posts_do_not_leak_through_merges(board, hidden_state):
+@pytest.mark.usefixtures("features_board")
+def test_hidden_posts_do_not_leak_through_merges(workspace, hidden_state):
     secret_title = f"Hidden {uuid.uuid4().hex[:6]}"
-    hidden = new_post(board, secret_title)["id"]
-    board.api.patch(f"{board.path}/posts/{hidden}", key=board.key, json={"moderationState": hidden_state})
-    shown = new_post(board, "Approved")["id"]
-    assert board.api.post(f"{board.path}/posts/{hidden}/merge", key=board.key, json={"intoPostId": shown}).status_code == 200
-    for who in ({}, {"user": board.user_token("reader")}):
-        r = board.api.get(f"{board.path}/posts/{shown}", **who)
+    hidden = new_post(workspace, secret_title)["id"]
+    workspace.api.patch(f"{workspace.path}/posts/{hidden}", key=workspace.key, json={"moderationState": hidden_state})
+    shown = new_post(workspace, "Approved")["id"]
+    assert workspace.api.post(f"{workspace.path}/posts/{hidden}/merge", key=workspace.key, json={"intoPostId": shown}).status_code == 200
+    for who in ({}, {"user": workspace.user_token("reader")}):
+        r = workspace.api.get(f"{workspace.path}/posts/{shown}", **who)
         assert r.json()["mergedPosts"] == [] and secret_title not in r.text
-        listing = board.api.get(f"{board.path}/posts", **who).text
+        listing = workspace.api.get(f"{workspace.path}/posts", **who).text
         assert secret_title not in listing
-    assert [m["title"] for m in board.api.get(f"{board.path}/posts/{shown}", key=board.key).json()["mergedPosts"]] == [secret_title]
+    assert [m["title"] for m in workspace.api.get(f"{workspace.path}/posts/{shown}", key=workspace.key).json()["mergedPosts"]] == [secret_title]
     # Approving the post shows it; hiding the canonical post hides the link the other way too.
-    board.api.patch(f"{board.path}/posts/{hidden}", key=board.key, json={"moderationState": "approved"})
-    assert [m["id"] for m in board.api.get(f"{board.path}/posts/{shown}").json()["mergedPosts"]] == [hidden]
-    board.api.patch(f"{board.path}/posts/{shown}", key=board.key, json={"moderationState": hidden_state})
-    assert board.api.get(f"{board.path}/posts/{hidden}").json()["mergedInto"] is None
+    workspace.api.patch(f"{workspace.path}/posts/{hidden}", key=workspace.key, json={"moderationState": "approved"})
+    assert [m["id"] for m in workspace.api.get(f"{workspace.path}/posts/{shown}").json()["mergedPosts"]] == [hidden]
+    workspace.api.patch(f"{workspace.path}/posts/{shown}", key=workspace.key, json={"moderationState": hidden_state})
+    assert workspace.api.get(f"{workspace.path}/posts/{hidden}").json()["mergedInto"] is None
 
 
 # -- identities -------------------------------------------------------------------------------
@@ -128,29 +131,31 @@ def test_forwarded_for_from_an_untrusted_peer_changes_nothing(api, admin_token):
 # -- idempotency ------------------------------------------------------------------------------
 
 
-def test_a_retried_create_with_its_key_creates_once(board):
+@pytest.mark.usefixtures("features_board")
+def test_a_retried_create_with_its_key_creates_once(workspace):
     key = {"Idempotency-Key": uuid.uuid4().hex}
     body = {"boardSlug": "features", "title": "Once", "content": "x"}
-    first = board.api.post(f"{board.path}/posts", key=board.key, headers=key, json=body)
-    again = board.api.post(f"{board.path}/posts", key=board.key, headers=key, json=body)
+    first = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, headers=key, json=body)
+    again = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, headers=key, json=body)
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json() and again.headers.get("Idempotent-Replayed") == "true"
-    assert [p["title"] for p in board.api.get(f"{board.path}/posts", key=board.key).json()["items"]] == ["Once"]
-    assert_error(board.api.post(f"{board.path}/posts", key=board.key, headers=key, json={**body, "title": "Other"}), 422)
-    other_caller = board.api.post(f"{board.path}/posts", user=board.user_token("someone"), headers=key, json=body)
+    assert [p["title"] for p in workspace.api.get(f"{workspace.path}/posts", key=workspace.key).json()["items"]] == ["Once"]
+    assert_error(workspace.api.post(f"{workspace.path}/posts", key=workspace.key, headers=key, json={**body, "title": "Other"}), 422)
+    other_caller = workspace.api.post(f"{workspace.path}/posts", user=workspace.user_token("someone"), headers=key, json=body)
     assert other_caller.status_code == 201 and other_caller.json()["id"] != first.json()["id"], "keys are per caller"
-    assert_error(board.api.post(f"{board.path}/posts", key=board.key, headers={"Idempotency-Key": "has space"}, json=body), 400)
+    assert_error(workspace.api.post(f"{workspace.path}/posts", key=workspace.key, headers={"Idempotency-Key": "has space"}, json=body), 400)
 
 
-def test_idempotent_comments_votes_keys_and_workspaces(api, admin_token, board):
+@pytest.mark.usefixtures("features_board")
+def test_idempotent_comments_votes_keys_and_workspaces(api, admin_token, workspace):
     """A retry answers the first answer again, except where that answer held a secret shown only
     once (a new API key): then it says the request succeeded, and nothing is created twice."""
-    post = new_post(board)
+    post = new_post(workspace)
     slug = unique_slug()
     for path, body, kw, shown_once in (
-        (f"{board.path}/posts/{post['id']}/comments", {"content": "Hello"}, {"key": board.key}, False),
-        (f"{board.path}/posts/{post['id']}/vote", None, {"user": board.user_token("voter")}, False),
-        (f"{board.path}/api-keys", {"name": "ci"}, {"key": board.key}, True),
+        (f"{workspace.path}/posts/{post['id']}/comments", {"content": "Hello"}, {"key": workspace.key}, False),
+        (f"{workspace.path}/posts/{post['id']}/vote", None, {"user": workspace.user_token("voter")}, False),
+        (f"{workspace.path}/api-keys", {"name": "ci"}, {"key": workspace.key}, True),
         ("/workspaces", {"slug": slug, "name": "Once"}, {"key": admin_token}, True),
     ):
         headers = {"Idempotency-Key": uuid.uuid4().hex}
@@ -161,10 +166,10 @@ def test_idempotent_comments_votes_keys_and_workspaces(api, admin_token, board):
             assert "succeeded" in assert_error(again, 409), path
         else:
             assert (again.status_code, again.json()) == (201, first.json()), path
-    comments = api.get(f"{board.path}/posts/{post['id']}/comments", key=board.key).json()["items"]
+    comments = api.get(f"{workspace.path}/posts/{post['id']}/comments", key=workspace.key).json()["items"]
     assert len(comments) == 1
-    assert api.get(f"{board.path}/posts/{post['id']}", key=board.key).json()["voteCount"] == 1
-    assert [k["name"] for k in api.get(f"{board.path}/api-keys", key=board.key).json()["items"]].count("ci") == 1
+    assert api.get(f"{workspace.path}/posts/{post['id']}", key=workspace.key).json()["voteCount"] == 1
+    assert [k["name"] for k in api.get(f"{workspace.path}/api-keys", key=workspace.key).json()["items"]].count("ci") == 1
     assert api.get(f"/workspaces/{slug}", key=admin_token).status_code == 200
 
 

@@ -1,10 +1,15 @@
-"""Helpers the posts service's tests share (the ``board`` fixture is in conftest.py)."""
+"""Helpers the posts service's tests share (the fixtures are in conftest.py): a board to call
+through the platform, callers and workspaces for the service layer in process, the documented
+list shapes, and what a query plan shows."""
 
 from __future__ import annotations
 
+import random
 import uuid
 
 from common import auth
+from posts import contract, text
+from posts.reads import Filters
 
 
 class Board:
@@ -45,6 +50,67 @@ def anon(anon_id: str | None = None) -> dict:
     return {"X-Feedback-Anonymous-Id": anon_id or uuid.uuid4().hex}
 
 
+# -- in process (the service layer against the real local database) ------------------------------
+
+
 def manager(slug: str) -> auth.Caller:
     """A manager of ``slug``, for tests that call the service layer in process."""
     return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k1")
+
+
+def user(slug: str, name: str | None = None) -> auth.Caller:
+    """A signed-in end user of ``slug`` (a new one unless ``name`` is given)."""
+    return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{name or uuid.uuid4().hex[:8]}")
+
+
+BOARDS = [{"id": f"b{i}", "name": f"Board {i}", "slug": f"board-{i}"} for i in range(3)]
+STATUSES = ["open", "planned", "in-progress", "complete"]
+WORDS = ["export", "slack", "dark", "login", "mobile", "search"]
+
+
+def new_workspace(context, prefix: str) -> str:
+    """A new workspace with ``BOARDS`` and ``STATUSES``, applied to the read model; its slug."""
+    slug = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    context.workspaces.apply({
+        "slug": slug, "name": prefix, "version": 1, "boards": BOARDS,
+        "statuses": [{"slug": s, "name": s, "color": "#000000", "order": i, "roadmap": True} for i, s in enumerate(STATUSES)],
+        "defaultStatus": "open", "anonSubmit": False, "anonVote": False, "anonComment": False,
+    })
+    return slug
+
+
+def shapes_of_lists(rng: random.Random) -> list[tuple[Filters, str, int, int]]:
+    """Every documented list shape (docs/services/posts.md, "Lists"): each sort, for everyone and
+    for managers, unfiltered and by board, status, word, board and status, and (managers) each
+    moderation state; each with a page drawn at random."""
+    found = []
+    for sort in contract.SORTS:
+        for manager_ in (False, True):
+            filters = [Filters(), Filters(board="b1"), Filters(status="planned"), Filters(words=tuple(text.word_terms("slack"))),
+                       Filters(board="b2", status="open")]
+            if manager_:
+                filters += [Filters(moderation=m) for m in contract.MODERATION_STATES]
+            for f in filters:
+                offset, limit = rng.choice([(0, 20), (0, 5), (3, 7), (10, 100)])
+                found.append((Filters(manager_, f.board, f.status, f.moderation, f.words), sort, limit, offset))
+    return found
+
+
+# -- query plans (on a real MongoDB) -------------------------------------------------------------
+
+
+def stages(plan: dict) -> set[str]:
+    found = {plan.get("stage", "")}
+    for key in ("inputStage", "queryPlan"):
+        if isinstance(plan.get(key), dict):
+            found |= stages(plan[key])
+    for child in plan.get("inputStages", []):
+        found |= stages(child)
+    return found
+
+
+def winning(cursor) -> set[str]:
+    """The stages of the plan MongoDB chose for ``cursor`` (COLLSCAN, IXSCAN, SORT, ...)."""
+    explained = cursor.explain()
+    planner = explained.get("queryPlanner", explained)
+    return stages(planner["winningPlan"])

@@ -4,7 +4,6 @@ straightforward query of the stored documents. In process, against the real loca
 
 import itertools
 import random
-import uuid
 
 import pytest
 from bson import ObjectId
@@ -12,29 +11,14 @@ from bson import ObjectId
 from posts import contract
 from posts.service import ListQuery, PostService
 
-from .test_service import manager, user
-
-BOARDS = [{"id": f"b{i}", "name": f"Board {i}", "slug": f"board-{i}"} for i in range(3)]
-STATUSES = ["open", "planned", "in-progress", "complete"]
-WORDS = ["export", "slack", "dark", "login", "mobile", "search"]
+from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, user
 
 
 @pytest.fixture(scope="module")
-def board(context):
-    slug = f"idx-{uuid.uuid4().hex[:8]}"
-    context.workspaces.apply(
-        {
-            "slug": slug,
-            "name": "Index",
-            "version": 1,
-            "boards": BOARDS,
-            "statuses": [{"slug": s, "name": s, "color": "#000000", "order": i, "roadmap": True} for i, s in enumerate(STATUSES)],
-            "defaultStatus": "open",
-            "anonSubmit": False,
-            "anonVote": False,
-            "anonComment": False,
-        }
-    )
+def seeded_slug(context):
+    """A workspace of 120 posts moved about at random (votes, statuses, moderation, comments,
+    merges); its slug."""
+    slug = new_workspace(context, "idx")
     rng = random.Random(7)
     service = context.service
     ids = []
@@ -91,55 +75,55 @@ CASES = [
 
 
 @pytest.mark.parametrize("as_manager", [False, True], ids=["public", "manager"])
-def test_every_sort_and_filter_answers_as_the_database(context, board, as_manager):
+def test_every_sort_and_filter_answers_as_the_database(context, seeded_slug, as_manager):
     # A second service over the same database: another API process, with an index of its own.
     other = PostService(context.service.repo, context.workspaces, context.service.config)
-    caller = manager(board) if as_manager else user(board)
+    caller = manager(seeded_slug) if as_manager else user(seeded_slug)
     for query in CASES + [ListQuery(moderation=m) for m in contract.MODERATION_STATES if as_manager]:
-        expected = straightforward(context, board, query, as_manager)
+        expected = straightforward(context, seeded_slug, query, as_manager)
         for service in (context.service, other):
-            got = [p["id"] for p in service.list(caller, board, query)["items"]]
+            got = [p["id"] for p in service.list(caller, seeded_slug, query)["items"]]
             assert got == expected, query
 
 
-def test_the_roadmap_answers_as_the_database(context, board):
-    columns = context.service.roadmap(user(board), board, None, 5)["columns"]
+def test_the_roadmap_answers_as_the_database(context, seeded_slug):
+    columns = context.service.roadmap(user(seeded_slug), seeded_slug, None, 5)["columns"]
     for column in columns:
         status = column["status"]["slug"]
         expected = context.store.db.posts.find(
-            {"workspace": board, "listed": True, "statusSlug": status}, sort=contract.SORTS["top"], limit=5
+            {"workspace": seeded_slug, "listed": True, "statusSlug": status}, sort=contract.SORTS["top"], limit=5
         )
         assert [i["id"] for i in column["items"]] == [str(d["_id"]) for d in expected]
 
 
-def test_a_write_through_one_process_is_read_at_once_through_another(context, board):
+def test_a_write_through_one_process_is_read_at_once_through_another(context, seeded_slug):
     """Read your writes on any API process: the next read checks the change clocks."""
     other = PostService(context.service.repo, context.workspaces, context.service.config)
-    other.list(user(board), board, ListQuery(sort="top"))  # the other process has built its index
-    created = context.service.create(manager(board), board, {"boardSlug": "board-0", "title": "Brand new", "content": "x"})
-    assert other.list(user(board), board, ListQuery(sort="newest", limit=1))["items"][0]["id"] == created["id"]
-    voters = [user(board) for _ in range(40)]
+    other.list(user(seeded_slug), seeded_slug, ListQuery(sort="top"))  # the other process has built its index
+    created = context.service.create(manager(seeded_slug), seeded_slug, {"boardSlug": "board-0", "title": "Brand new", "content": "x"})
+    assert other.list(user(seeded_slug), seeded_slug, ListQuery(sort="newest", limit=1))["items"][0]["id"] == created["id"]
+    voters = [user(seeded_slug) for _ in range(40)]
     for voter in voters:
-        context.service.vote(voter, board, created["id"])
-    top = other.list(user(board), board, ListQuery(sort="top", limit=1))["items"][0]
+        context.service.vote(voter, seeded_slug, created["id"])
+    top = other.list(user(seeded_slug), seeded_slug, ListQuery(sort="top", limit=1))["items"][0]
     assert (top["id"], top["voteCount"]) == (created["id"], 40)
-    assert other.search(user(board), board, "Brand new", None, 5)["items"][0]["id"] == created["id"]
-    context.service.update(manager(board), board, created["id"], {"moderationState": "spam"})
-    assert created["id"] not in [p["id"] for p in other.list(user(board), board, ListQuery(sort="top", limit=100))["items"]]
+    assert other.search(user(seeded_slug), seeded_slug, "Brand new", None, 5)["items"][0]["id"] == created["id"]
+    context.service.update(manager(seeded_slug), seeded_slug, created["id"], {"moderationState": "spam"})
+    assert created["id"] not in [p["id"] for p in other.list(user(seeded_slug), seeded_slug, ListQuery(sort="top", limit=100))["items"]]
 
 
-def test_a_rare_filter_on_a_deep_order_is_answered_from_its_sets(context, board):
-    rare = context.service.create(manager(board), board, {"boardSlug": "board-2", "title": "Oldest rare", "content": "x"})
-    context.service.update(manager(board), board, rare["id"], {"statusSlug": "complete"})
+def test_a_rare_filter_on_a_deep_order_is_answered_from_its_sets(context, seeded_slug):
+    rare = context.service.create(manager(seeded_slug), seeded_slug, {"boardSlug": "board-2", "title": "Oldest rare", "content": "x"})
+    context.service.update(manager(seeded_slug), seeded_slug, rare["id"], {"statusSlug": "complete"})
     from posts.reads import index as query_index
 
-    index = context.service.reads.cache.fresh(board)
+    index = context.service.reads.cache.fresh(seeded_slug)
     saved = query_index.WALK_MIN, query_index.WALK_PER_ITEM
     query_index.WALK_MIN, query_index.WALK_PER_ITEM = 3, 1  # force the sparse path
     try:
         query = ListQuery(sort="oldest", board="board-2", status="complete", limit=100)
-        got = [p["id"] for p in context.service.list(user(board), board, query)["items"]]
-        assert got == straightforward(context, board, query, False) and rare["id"] in got
+        got = [p["id"] for p in context.service.list(user(seeded_slug), seeded_slug, query)["items"]]
+        assert got == straightforward(context, seeded_slug, query, False) and rare["id"] in got
     finally:
         query_index.WALK_MIN, query_index.WALK_PER_ITEM = saved
     assert index.size() >= 121

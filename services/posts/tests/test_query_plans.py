@@ -12,25 +12,9 @@ from bson import ObjectId
 
 from posts.reads.engines import MongoReads
 
-from .test_reads import STATUSES, shapes_of_lists
+from .helpers import STATUSES, shapes_of_lists, winning
 
 pytestmark = pytest.mark.skipif(not os.environ.get("MONGODB_URI"), reason="needs a real MongoDB (set MONGODB_URI)")
-
-
-def stages(plan: dict) -> set[str]:
-    found = {plan.get("stage", "")}
-    for key in ("inputStage", "queryPlan"):
-        if isinstance(plan.get(key), dict):
-            found |= stages(plan[key])
-    for child in plan.get("inputStages", []):
-        found |= stages(child)
-    return found
-
-
-def winning(cursor) -> set[str]:
-    explained = cursor.explain()
-    planner = explained.get("queryPlanner", explained)
-    return stages(planner["winningPlan"])
 
 
 @pytest.fixture(scope="module")

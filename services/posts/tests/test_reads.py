@@ -7,51 +7,20 @@ import gc
 import random
 import threading
 import tracemalloc
-import uuid
 
 import pytest
 from bson import ObjectId
 
-from posts import contract, text
+from posts import contract
 from posts.reads import Filters
 from posts.reads.cache import IndexCache
 from posts.reads.engines import MemoryReads, MongoReads
 from posts.reads.index import WorkspaceIndex
 from posts.service import PostService
 
-from .test_service import manager, user
+from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, shapes_of_lists, user
 
-BOARDS = [{"id": f"b{i}", "name": f"Board {i}", "slug": f"board-{i}"} for i in range(3)]
-STATUSES = ["open", "planned", "in-progress", "complete"]
-WORDS = ["export", "slack", "dark", "login", "mobile", "search"]
 BUDGET = 64 * 2**20
-
-
-def new_workspace(context, prefix: str) -> str:
-    slug = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    context.workspaces.apply({
-        "slug": slug, "name": prefix, "version": 1, "boards": BOARDS,
-        "statuses": [{"slug": s, "name": s, "color": "#000000", "order": i, "roadmap": True} for i, s in enumerate(STATUSES)],
-        "defaultStatus": "open", "anonSubmit": False, "anonVote": False, "anonComment": False,
-    })
-    return slug
-
-
-def shapes_of_lists(rng: random.Random) -> list[tuple[Filters, str, int, int]]:
-    """Every documented list shape (docs/services/posts.md, "Lists"): each sort, for everyone and
-    for managers, unfiltered and by board, status, word, board and status, and (managers) each
-    moderation state; each with a page drawn at random."""
-    found = []
-    for sort in contract.SORTS:
-        for manager_ in (False, True):
-            filters = [Filters(), Filters(board="b1"), Filters(status="planned"), Filters(words=tuple(text.word_terms("slack"))),
-                       Filters(board="b2", status="open")]
-            if manager_:
-                filters += [Filters(moderation=m) for m in contract.MODERATION_STATES]
-            for f in filters:
-                offset, limit = rng.choice([(0, 20), (0, 5), (3, 7), (10, 100)])
-                found.append((Filters(manager_, f.board, f.status, f.moderation, f.words), sort, limit, offset))
-    return found
 
 
 def straightforward(context, slug: str, filters: Filters, sort: str, limit: int, offset: int) -> list[str]:

@@ -213,7 +213,7 @@ def test_posts_written_before_get_their_last_comment_from_the_backfill(context, 
 def test_stalled_posts_are_an_index_range(context, slug):
     from datetime import datetime, timezone
 
-    from .test_query_plans import winning
+    from .helpers import winning
 
     repo = context.service.repo
     for listed_only in (True, False):

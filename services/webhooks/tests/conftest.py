@@ -7,6 +7,8 @@ schedule, timeout and disable span are shrunk so they show within seconds.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from .helpers import DISABLE_AFTER, RETRY_SCALE, ROTATION_WINDOW, TIMEOUT, Hooks
@@ -37,3 +39,16 @@ def receiver():
 @pytest.fixture
 def hooks(api, workspace) -> Hooks:
     return Hooks(api, workspace)
+
+
+# -- in process (the service layer against the real local database) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def context(service_context):
+    return service_context("webhooks")
+
+
+@pytest.fixture
+def slug() -> str:
+    return f"unit-{uuid.uuid4().hex[:10]}"

@@ -1,8 +1,14 @@
-"""Helpers of the webhooks tests: webhook calls through the gateway, and events to cause."""
+"""Helpers of the webhooks tests: webhook calls through the gateway, events to cause, and
+callers of the service layer in process."""
 
 from __future__ import annotations
 
+from common import auth
 from testkit import wait_for
+
+# A public address literal: https, no DNS, never called (in process, the test process's own
+# configuration refuses plain http and private addresses).
+URL = "https://93.184.215.14/hook"
 
 # The settings conftest.py gives the stack's webhooks processes.
 TIMEOUT = 2.0  # seconds per attempt
@@ -66,3 +72,8 @@ def publish_changelog(api, workspace, n: int = 0) -> dict:
     )
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def manager(slug: str) -> auth.Caller:
+    """A manager of ``slug``, for tests that call the service layer in process."""
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k")

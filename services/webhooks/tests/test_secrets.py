@@ -4,36 +4,19 @@ answers holding a secret are never kept for an ``Idempotency-Key`` retry."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timezone
 
-import pytest
 from bson import ObjectId
 from cryptography.fernet import Fernet
 from standardwebhooks import Webhook
 
-from common import auth
 from common.idempotency import ShownOnce
 from common.secretbox import DEV_KEY, SecretBox, reseal_collection
 from webhooks.models import Endpoint
 from webhooks.repository import WebhookRepository
 from webhooks.signing import active_keys, new_secret, signed_headers
 
-URL = "https://93.184.215.14/hook"  # a public address literal: no DNS, never called
-
-
-@pytest.fixture(scope="module")
-def context(service_context):
-    return service_context("webhooks")
-
-
-@pytest.fixture
-def slug():
-    return f"unit-{uuid.uuid4().hex[:10]}"
-
-
-def manager(slug):
-    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k")
+from .helpers import URL, manager
 
 
 def stored(context, hook_id: str) -> dict:

@@ -24,27 +24,14 @@ from webhooks import contract
 from webhooks.service import WebhookService
 from webhooks.signing import active_keys
 
-URL = "https://93.184.215.14/hook"
+from .helpers import URL, manager
+
 ANONYMOUS = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:someone")
-
-
-@pytest.fixture(scope="module")
-def context(service_context):
-    return service_context("webhooks")
 
 
 @pytest.fixture
 def service(context) -> WebhookService:
     return context.service
-
-
-@pytest.fixture
-def slug():
-    return f"unit-{uuid.uuid4().hex[:10]}"
-
-
-def manager(slug):
-    return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k")
 
 
 def create(service, slug, **body):
