@@ -2,7 +2,6 @@
 Kafka, no other service. The workspace comes from a snapshot applied to the read model."""
 
 import dataclasses
-import uuid
 
 import pytest
 
@@ -10,12 +9,7 @@ from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from posts.service import ListQuery
 
-from .helpers import manager
-
-
-def user(slug, name=None):
-    return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{name or uuid.uuid4().hex[:8]}")
-
+from .helpers import manager, user
 
 ANONYMOUS = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:someone")
 
@@ -106,16 +100,6 @@ def test_votes_without_client_bulk_write(context, slug):
         assert store.bulk_supported is False
     finally:
         store.bulk_supported = supported
-
-
-def test_asks_for_unknown_workspaces_are_remembered_in_bounded_memory(context, monkeypatch):
-    from posts import readmodel
-
-    monkeypatch.setattr(readmodel, "ASKED_MAX", 50)
-    for i in range(200):
-        with pytest.raises(NotFound):
-            context.workspaces.get(f"nowhere-{uuid.uuid4().hex[:8]}-{i}")
-    assert len(context.workspaces._asked) <= 50
 
 
 def test_anonymous_writes_follow_the_owner_within_the_bound(context, slug, monkeypatch):
