@@ -7,10 +7,11 @@ If Kafka is down the write still succeeds; the event waits in the outbox.
 Envelope: ``{"id", "type", "timestamp", "workspace", "data"}``; Kafka key = workspace
 slug, so the events of one workspace stay ordered within their topic.
 
-Each event is defined once, by its JSON schema in the service's ``contract.EVENTS``: webhooks,
-docs and ``feedback init`` derive from it, and with ``FEEDBACK_CHECK_EVENTS`` set (the test kit
-sets it for the whole suite) every event written to an outbox is validated against it, so an
-emission site that drifts from its contract fails the test that reaches it.
+Each event is defined once, by its JSON schema in the service's ``contract.EVENTS``: the
+webhook catalog, the OpenAPI document's ``webhooks`` and docs/events.md derive from it, and
+with ``FEEDBACK_CHECK_EVENTS`` set (the test kit sets it for the whole suite) every event
+written to an outbox is validated against it, so an emission site that drifts from its
+contract fails the test that reaches it.
 """
 
 from __future__ import annotations
@@ -70,12 +71,12 @@ class Outbox:
 
     def document(self, type_: str, workspace: str, data: dict) -> dict:
         """The outbox document of a new event, for callers that batch their own writes."""
+        if self.schemas is not None:
+            check_event(self.schemas, type_, data)
         # The relay publishes in ``at`` order. An ObjectId alone would not do: its time part
         # has whole seconds, and within one second ids of two processes sort by their random
         # part. Writes to one document serialise in MongoDB (a second writer retries after the
         # first commits), so nanosecond write times keep such events in commit order.
-        if self.schemas is not None:
-            check_event(self.schemas, type_, data)
         event = envelope(type_, workspace, data)
         return {"_id": ObjectId(), "at": time.time_ns(), "topic": self.topic, "key": workspace, "event": event}
 
