@@ -198,12 +198,17 @@ def test_every_event_written_in_the_suite_is_checked_against_its_contract(servic
 
     with pytest.raises(EventOffContract, match="voteCount"):
         repo.event(slug, "vote.created", {**vote, "voteCount": "1"})
-    with pytest.raises(EventOffContract, match="unknown field"):
+    with pytest.raises(EventOffContract, match="weight"):
         repo.event(slug, "vote.created", {**vote, "weight": 2})
-    with pytest.raises(EventOffContract, match="'userId' is required"):
+    with pytest.raises(EventOffContract, match="userId"):
         repo.event(slug, "vote.created", {"postId": vote["postId"], "voteCount": 1})
     with pytest.raises(EventOffContract, match="not declared"):
         repo.event(slug, "vote.cast", vote)
+    comment = {"id": "0" * 24, "postId": "0" * 24, "parentId": None, "content": "x", "isTeamMember": False,
+               "isPrivate": False, "createdAt": "2024-05-01T12:00:00Z"}
+    repo.event(slug, "comment.created", {"comment": comment, "post": {"id": "0" * 24, "title": "t"}})
+    with pytest.raises(EventOffContract, match="createdAt"):  # formats count: a date-time must be one
+        repo.event(slug, "comment.created", {"comment": {**comment, "createdAt": "yesterday"}, "post": {"id": "0" * 24, "title": "t"}})
 
     # Refused inside its transaction, the change it reports is rolled back with it.
     def vote_then_report_off_contract(session):
