@@ -1,4 +1,6 @@
-"""``feedback-gateway [--bind HOST:PORT]``: serve the gateway under gunicorn."""
+"""``feedback-gateway [--bind HOST:PORT] [--metrics-bind HOST:PORT] [--with-services]``: serve the
+gateway under gunicorn; with ``--with-services``, every WSGI service and its workers in the same
+process too (``make run``'s layout: gateway.single_process)."""
 
 import argparse
 
@@ -17,7 +19,17 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="feedback-gateway")
     parser.add_argument("--bind", default="127.0.0.1:8080")
     parser.add_argument("--metrics-bind", default=None, help="HOST:PORT of an internal listener that also serves /metrics")
+    parser.add_argument("--with-services", action="store_true",
+                        help="serve every WSGI service (on its SERVICE_URL_<NAME>) and run its workers in this process too")
     args = parser.parse_args(argv)
     binds = [args.bind] + ([args.metrics_bind] if args.metrics_bind else [])
     metrics_port = int(args.metrics_bind.rpartition(":")[2]) if args.metrics_bind else None
-    GunicornServer(lambda: get_app(metrics_port), binds, settings).run()
+    if not args.with_services:
+        GunicornServer(lambda: get_app(metrics_port), binds, settings).run()
+        return
+    from common.plugins import load_services
+    from gateway.single_process import service_binds, services_app
+
+    services = load_services()
+    binds += list(service_binds(settings, services).values())
+    GunicornServer(lambda: services_app(settings, services, get_app(metrics_port)), binds, settings).run()

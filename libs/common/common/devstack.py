@@ -150,6 +150,11 @@ class LocalStack:
     web_cookie_secret: str = field(default_factory=lambda: SECRET_MAKERS["WEB_COOKIE_SECRET"]())
     secrets_keys: str = field(default_factory=lambda: SECRET_MAKERS["SECRETS_KEYS"]())
     extra_env: dict = field(default_factory=dict)
+    # "processes": each service's API and workers, and the gateway, in processes of their own, two
+    # gunicorn workers each, as the chart deploys them (the test suite). "single": the gateway,
+    # every WSGI service and their workers in one process (gateway.single_process), the MCP server
+    # in another: the lean layout of ``make run``.
+    layout: str = "processes"
     processes: dict[str, Process] = field(default_factory=dict)
     service_ports: dict[str, int] = field(default_factory=dict)
 
@@ -231,15 +236,23 @@ class LocalStack:
         init = subprocess.run([_bin("feedback"), "init"], env=self.env(), capture_output=True, text=True, timeout=120)
         if init.returncode != 0:
             raise RuntimeError(f"feedback init failed:\n{init.stdout}\n{init.stderr}")
-        for name, spec in services.items():
-            self._spawn(f"{name}-api", [_bin("feedback"), "serve", name, "--bind", f"127.0.0.1:{self.service_ports[name]}"])
-            if spec.worker_names():
-                self._spawn(f"{name}-worker", [_bin("feedback"), "worker", name])
         self.gateway_metrics_port = self.gateway_metrics_port or free_port()
-        self._spawn(
-            "gateway",
-            [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{self.gateway_port}", "--metrics-bind", f"127.0.0.1:{self.gateway_metrics_port}"],
-        )
+        gateway = [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{self.gateway_port}", "--metrics-bind", f"127.0.0.1:{self.gateway_metrics_port}"]
+        if self.layout == "single":
+            # One gunicorn worker with threads enough for the gateway's requests and the service
+            # calls each makes to the same process.
+            lean = {**self.env(), "WEB_CONCURRENCY": "1", "WEB_THREADS": "32"}
+            self._spawn("platform", [*gateway, "--with-services"], env=lean)
+            for name, spec in services.items():
+                if spec.asgi:
+                    self._spawn(f"{name}-api", [_bin("feedback"), "serve", name, "--bind", f"127.0.0.1:{self.service_ports[name]}"],
+                                env={**lean, "WEB_THREADS": "8"})
+        else:
+            for name, spec in services.items():
+                self._spawn(f"{name}-api", [_bin("feedback"), "serve", name, "--bind", f"127.0.0.1:{self.service_ports[name]}"])
+                if spec.worker_names():
+                    self._spawn(f"{name}-worker", [_bin("feedback"), "worker", name])
+            self._spawn("gateway", gateway)
         for name, port in [*self.service_ports.items(), ("gateway", self.gateway_port)]:
             _wait(lambda port=port: _healthy(port), f"{name} on port {port}", self)
         return self
@@ -338,6 +351,7 @@ def main() -> None:
         if held:
             raise SystemExit(f"feedback dev: {held}")
     stack = LocalStack(
+        layout="single",  # lean: one process for the gateway and the WSGI services (docs/architecture.md)
         gateway_port=int(env.get("GATEWAY_PORT") or 8080),
         mongodb_uri=env.get("MONGODB_URI") or None,
         kafka_bootstrap=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
