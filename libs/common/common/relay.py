@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 
-from pymongo.errors import DuplicateKeyError, PyMongoError
+from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
 
 from common.config import Settings
 from common.events import OUTBOX
@@ -23,6 +23,8 @@ from common.kafka import KafkaError, make_producer, publish
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 10.0
+# Longest an idle relay waits on its change stream before it looks again (and renews its lease).
+WAIT_SECONDS = 1.0
 
 
 class OutboxRelay:
@@ -37,6 +39,7 @@ class OutboxRelay:
         self.idle_seconds = idle_seconds
         self._lease_until = 0.0
         self._producer = None
+        self._change_streams = True
 
     def run(self, stop: threading.Event) -> None:
         backoff = 0.5
@@ -45,10 +48,15 @@ class OutboxRelay:
                 if not self._hold_lease():
                     stop.wait(LEASE_SECONDS / 3)
                     continue
-                sent = self.publish_batch()
-                backoff = 0.5
-                if not sent:
-                    stop.wait(self.idle_seconds)
+                changes = self._watch()  # opened before the read: no event written after it is missed
+                try:
+                    sent = self.publish_batch()
+                    backoff = 0.5
+                    if not sent:
+                        self._wait_for_events(changes, stop)
+                finally:
+                    if changes is not None:
+                        changes.close()
             except (KafkaError, PyMongoError) as ex:
                 # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
                 log.warning("outbox relay %s: %s; retrying in %.1fs", self.name, ex, backoff)
@@ -69,6 +77,26 @@ class OutboxRelay:
             future.get(timeout=0)  # raises the send's KafkaError, if any
         self.outbox.delete_many({"_id": {"$in": [d["_id"] for d in docs]}})
         return len(docs)
+
+    def _watch(self):
+        """A change stream of the outbox's inserts, or None where the database has none (a
+        standalone server; the platform's replica sets and the local stand-in have them)."""
+        if not self._change_streams:
+            return None
+        try:
+            return self.outbox.watch([{"$match": {"operationType": "insert"}}], max_await_time_ms=int(WAIT_SECONDS * 1000))
+        except OperationFailure:
+            log.info("outbox relay %s: no change streams on this database; polling every %.2fs", self.name, self.idle_seconds)
+            self._change_streams = False
+            return None
+
+    def _wait_for_events(self, changes, stop: threading.Event) -> None:
+        """Until an event is written or WAIT_SECONDS pass (the database holds the wait, so an idle
+        relay asks once per wait instead of polling); a short pause without change streams."""
+        if changes is None:
+            stop.wait(self.idle_seconds)
+        else:
+            changes.try_next()
 
     def _hold_lease(self) -> bool:
         now = time.time()
