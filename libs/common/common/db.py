@@ -169,6 +169,18 @@ class Store:
         mongoengine.disconnect(self.alias)
 
 
+def changes(collection: Collection, wait_seconds: float, pipeline: Sequence[dict] = ()):
+    """A change stream of ``collection`` whose ``try_next()`` waits at the server up to
+    ``wait_seconds`` for a change, or None where the database has none (a standalone server;
+    the platform's replica sets and the local stand-in have them). Idle loops wait on it
+    instead of polling; open it before the read it follows, so no change after that read is
+    missed."""
+    try:
+        return collection.watch(list(pipeline), max_await_time_ms=int(wait_seconds * 1000))
+    except OperationFailure:
+        return None
+
+
 def new_document(model: type[mongoengine.Document], **fields) -> dict:
     """A new stored document of ``model``, as pymongo writes it: the model's defaults filled
     in and its fields validated, so a document's shape is declared once, in ``models.py``."""

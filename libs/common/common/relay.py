@@ -14,9 +14,10 @@ import socket
 import threading
 import time
 
-from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.config import Settings
+from common.db import changes
 from common.events import OUTBOX
 from common.kafka import KafkaError, make_producer, publish
 
@@ -48,15 +49,15 @@ class OutboxRelay:
                 if not self._hold_lease():
                     stop.wait(LEASE_SECONDS / 3)
                     continue
-                changes = self._watch()  # opened before the read: no event written after it is missed
+                stream = self._watch()  # opened before the read: no event written after it is missed
                 try:
                     sent = self.publish_batch()
                     backoff = 0.5
                     if not sent:
-                        self._wait_for_events(changes, stop)
+                        self._wait_for_events(stream, stop)
                 finally:
-                    if changes is not None:
-                        changes.close()
+                    if stream is not None:
+                        stream.close()
             except (KafkaError, PyMongoError) as ex:
                 # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
                 log.warning("outbox relay %s: %s; retrying in %.1fs", self.name, ex, backoff)
@@ -79,24 +80,22 @@ class OutboxRelay:
         return len(docs)
 
     def _watch(self):
-        """A change stream of the outbox's inserts, or None where the database has none (a
-        standalone server; the platform's replica sets and the local stand-in have them)."""
+        """A change stream of the outbox's inserts (``common.db.changes``), or None without one."""
         if not self._change_streams:
             return None
-        try:
-            return self.outbox.watch([{"$match": {"operationType": "insert"}}], max_await_time_ms=int(WAIT_SECONDS * 1000))
-        except OperationFailure:
+        stream = changes(self.outbox, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}])
+        if stream is None:
             log.info("outbox relay %s: no change streams on this database; polling every %.2fs", self.name, self.idle_seconds)
             self._change_streams = False
-            return None
+        return stream
 
-    def _wait_for_events(self, changes, stop: threading.Event) -> None:
+    def _wait_for_events(self, stream, stop: threading.Event) -> None:
         """Until an event is written or WAIT_SECONDS pass (the database holds the wait, so an idle
         relay asks once per wait instead of polling); a short pause without change streams."""
-        if changes is None:
+        if stream is None:
             stop.wait(self.idle_seconds)
         else:
-            changes.try_next()
+            stream.try_next()
 
     def _hold_lease(self) -> bool:
         now = time.time()
