@@ -1,9 +1,9 @@
 """Board-scale reads: every read a board page uses, at 1,000, 10,000 and 50,000 posts.
 
-    .venv/bin/python bench/scale_bench.py [--sizes 1000,10000,50000] [--requests 60]
+    .venv/bin/python bench/scale_bench.py [--sizes 1000,10000,50000] [--requests 60] [--layout single]
 
-Starts its own platform on the default install (local stand-ins, rate limits off: this measures
-reads, not limits), seeds one workspace per size (a few hundred posts through the API, the rest
+Starts its own platform on the default install (``make run``'s layout unless ``--layout
+processes``, local stand-ins, rate limits off: this measures reads, not limits), seeds one workspace per size (a few hundred posts through the API, the rest
 written straight to the database with the service's own document builder, with comments on one
 post), then prints figures only:
 
@@ -11,7 +11,8 @@ post), then prints figures only:
   size, and the ratio of each to its figure at the smallest size; and of the web site's board
   page itself (services/web: its server time, its API calls included);
 - list throughput under 16 connections (wrk) at each size, beside the trivial-Falcon ceiling;
-- the posts API processes' resident memory after each size is loaded, per 10,000 posts;
+- the resident memory of the process(es) serving the posts API (in make run's layout, the one
+  process of the gateway and every WSGI service) after each size is loaded, per 10,000 posts;
 - the first request of each workspace, and the start-up of a new posts API process: how long
   until alive (``/healthz``) and ready (``/readyz``: it builds first the indexes recorded as
   slow to build, posts.reads.cache), and the p50/p95 of its first 20 lists of the largest
@@ -65,6 +66,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--layout", default="single", choices=("single", "processes"),
+                        help="make run's (the default) or the chart's, two workers per API (docs/architecture.md)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -77,7 +80,8 @@ def main() -> None:
 
     print(f"machine: {machine()}")
     ensure_wrk()
-    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="scale-bench-")), extra_env=NO_RATE_LIMITS)
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="scale-bench-")), extra_env=NO_RATE_LIMITS, layout=args.layout)
+    posts_process = "platform" if args.layout == "single" else "posts-api"  # the process that serves the posts API
     stack.start()
     ceiling_port = free_port()
     start_ceiling(ceiling_port)
@@ -148,15 +152,15 @@ def main() -> None:
                 results[size][name] = percentiles(samples)
             load = wrk(f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", seconds=6, connections=16)
             throughput[size] = load.rps
-            api = stack.processes["posts-api"].popen.pid
+            api = stack.processes[posts_process].popen.pid
             memory[size] = sum(rss_mb(p) for p in process_tree(api))
             print(f"seeded and measured {size} posts", flush=True)
 
         ceiling = wrk(f"http://127.0.0.1:{ceiling_port}/hello", seconds=6, connections=16)
         # A new posts API process: how long until it answers a list of the largest workspace.
-        stack.processes["posts-api"].stop()
+        stack.processes[posts_process].stop()
         started = time.perf_counter()
-        stack.processes["posts-api"].start()
+        stack.processes[posts_process].start()
         port = stack.service_ports["posts"]
         wait_up(f"http://127.0.0.1:{port}/healthz", timeout=60)
         healthy = time.perf_counter() - started
@@ -190,7 +194,7 @@ def main() -> None:
             print(row)
         print("\nlist (sort=top) throughput, 16 connections: " + ", ".join(f"{size}: {throughput[size]:.0f} req/s" for size in sizes)
               + f"; trivial Falcon ceiling {ceiling.rps:.0f} req/s")
-        print("posts API RSS (all its processes) after each size: " + ", ".join(f"{size}: {memory[size]:.0f} MB" for size in sizes))
+        print(f"RSS of the '{posts_process}' process tree after each size: " + ", ".join(f"{size}: {memory[size]:.0f} MB" for size in sizes))
         total = sum(sizes)
         print(f"  about {(memory[sizes[-1]] - memory[sizes[0]]) / (total - sizes[0]) * 10_000:.0f} MB per 10,000 posts held (all processes)")
         print("first request of each workspace (index built): " + ", ".join(f"{size}: {first[size]:.0f} ms" for size in sizes))
