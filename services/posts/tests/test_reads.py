@@ -217,6 +217,27 @@ def test_a_new_process_builds_the_indexes_slow_to_build_before_it_is_ready(conte
     assert slug in new_process.cache.held()
 
 
+def test_a_running_process_adopts_what_another_recorded_as_slow_to_build(context, monkeypatch):
+    from posts.reads import cache
+
+    slug = seeded(context, "adopt", 12)
+    other = MemoryReads(context.service.repo, BUDGET)  # running already, never asked for slug
+    monkeypatch.setattr(cache, "WARM_BEFORE_READY_SECONDS", 0.0)
+    MemoryReads(context.service.repo, BUDGET, background=False).page(slug, Filters(), "newest", 5, 0)
+    assert slug not in other.cache.held()
+    other.cache.adopt()
+    assert other.cache.wait_idle(30) and slug in other.cache.held()
+    # It adopts only into free room: a process whose budget is taken evicts nothing for it.
+    filler = seeded(context, "filler", 12)
+    size = context.store.db.post_warm_indexes.find_one({"_id": slug})["bytes"]
+    full = MemoryReads(context.service.repo, int(1.5 * size), background=False)
+    full.page(filler, Filters(), "newest", 5, 0)
+    full.cache.background = True
+    full.cache.adopt()
+    assert full.cache.wait_idle(30)
+    assert filler in full.cache.held() and slug not in full.cache.held()
+
+
 def test_an_index_that_would_not_fit_is_not_warmed(context, monkeypatch):
     from posts.reads import cache
 

@@ -13,7 +13,9 @@
   workspace's cold reads are slow too (the fallback reads as much, and on the local stand-in
   sorts it in Python): it is recorded (``post_warm_indexes``), and a new process builds the
   recorded indexes that fit its budget, most recently built first, before it reports ready
-  (``warm_up``), so a restart or a new pod takes no request on them cold.
+  (``warm_up``), so a restart or a new pod takes no request on them cold; a running process
+  builds, every ``ADOPT_SECONDS``, those recorded since that fit its free budget (``adopt``), so
+  a workspace one process met is not read cold by the others.
 - **Fresh.** Each post write stamps ``changedAt`` and moves one of the workspace's change clocks
   (``posts.repository``: their own collection); ``fresh`` reads the clocks and, when one moved
   since the index last looked, applies the posts changed since (one catch-up at a time per index).
@@ -35,6 +37,8 @@ log = logging.getLogger(__name__)
 
 # A build this slow marks its workspace as one a new process warms before it is ready.
 WARM_BEFORE_READY_SECONDS = 0.5
+# How often a running process looks for indexes recorded as slow to build by others.
+ADOPT_SECONDS = 10.0
 
 
 class IndexCache:
@@ -123,17 +127,23 @@ class IndexCache:
             self.repo.note_warm_index(slug, index.size(), int(per_post * index.size()))
         return index
 
+    def recorded(self, room: int) -> list[str]:
+        """The recorded slow-to-build workspaces this process lacks whose indexes fit ``room``
+        bytes together, most recently built first."""
+        chosen = []
+        held = set(self.held())
+        for record in self.repo.warm_index_records():
+            if record["_id"] not in held and record["bytes"] <= room:
+                chosen.append(record["_id"])
+                room -= record["bytes"]
+        return chosen
+
     def warm_up(self, time_limit: float) -> None:
         """Build the recorded slow-to-build indexes that fit the budget together, most recently
         built first, then set :attr:`warm` (also after ``time_limit`` seconds: a process that
         cannot warm up still serves, its cold reads slowly)."""
         try:
-            chosen, size = [], 0
-            for record in self.repo.warm_index_records():
-                if size + record["bytes"] <= self.budget:
-                    chosen.append(record["_id"])
-                    size += record["bytes"]
-            for slug in reversed(chosen):  # the most recent last: the least likely evicted
+            for slug in reversed(self.recorded(self.budget)):  # the most recent last: the least likely evicted
                 self._queue(slug)
             if not self.wait_idle(time_limit):
                 log.warning("warming the query indexes took over %.0f s; ready with some still building", time_limit)
@@ -141,6 +151,13 @@ class IndexCache:
             log.warning("could not warm the query indexes", exc_info=True)
         finally:
             self.warm.set()
+
+    def adopt(self) -> None:
+        """Queue the builds of the recorded slow-to-build indexes this process lacks that fit
+        what is left of its budget: another process met those workspaces first, and this one
+        would otherwise answer them cold (evicting nothing, so two processes never churn)."""
+        for slug in self.recorded(self.budget - self.used()):
+            self._queue(slug)
 
     def _queue(self, slug: str) -> None:
         with self._lock:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 
 import numpy as np
 from bson import ObjectId
 
 from posts import similarity, text
 from posts.reads import Filters
-from posts.reads.cache import IndexCache
+from posts.reads.cache import ADOPT_SECONDS, IndexCache
 from posts.reads.index import Entry, WorkspaceIndex, oid_hex
+
+log = logging.getLogger(__name__)
 
 
 class MongoReads:
@@ -68,8 +72,16 @@ class MemoryReads(MongoReads):
         self.warm_up_seconds = warm_up_seconds
 
     def start(self) -> None:
-        threading.Thread(target=self.cache.warm_up, args=(self.warm_up_seconds,), name="query-index-warm-up",
-                         daemon=True).start()
+        threading.Thread(target=self._keep_warm, name="query-index-warm-up", daemon=True).start()
+
+    def _keep_warm(self) -> None:
+        self.cache.warm_up(self.warm_up_seconds)
+        while True:
+            time.sleep(ADOPT_SECONDS)
+            try:
+                self.cache.adopt()
+            except Exception:  # noqa: BLE001 - the database is down: the next round tries again
+                log.warning("could not look for indexes to adopt", exc_info=True)
 
     def ready(self) -> bool:
         return self.cache.warm.is_set()
