@@ -46,11 +46,15 @@ def run(context, stop: threading.Event) -> None:
         log.info("semantic search is off (POSTS_SEMANTIC_SEARCH=false): no title vectors to backfill")
         return
     worker = Backfill(service.repo, service.embedder)
+    # At start, every post without a vector of the current model (a new model re-embeds them
+    # all); then, while idle, only the cheap question whether a post has none at all: posts
+    # are written with a vector, or without one when the model was off or failing.
+    remaining = worker.remaining()
     while not stop.is_set():
-        remaining = worker.remaining()
         if remaining:
             backfill(worker, remaining, config.backfill_batch, stop)
         stop.wait(config.backfill_idle)
+        remaining = worker.remaining() if service.repo.any_without_any_vector() else 0
 
 
 def backfill(worker: Backfill, remaining: int, batch: int, stop: threading.Event) -> int:
