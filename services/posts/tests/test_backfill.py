@@ -96,3 +96,13 @@ def test_with_semantic_search_off_the_worker_has_nothing_to_do(context, slug):
     thread.join(timeout=30)
     assert not thread.is_alive(), "it returns at once instead of polling"
     assert stored(context, missing)["embeddingModel"] is None
+
+
+def test_while_idle_the_worker_asks_only_whether_a_post_has_no_vector_at_all(context, slug):
+    """The idle check is one index lookup (every post without a vector has embeddingModel
+    null); the count of posts without a vector of the current model runs at start only."""
+    worker = backfill.Backfill(context.service.repo, context.service.embedder)
+    create(lexical(context), slug, TITLES[4])
+    assert context.service.repo.any_without_any_vector()
+    backfill.backfill(worker, worker.remaining(), 64, threading.Event())
+    assert not context.service.repo.any_without_any_vector()
