@@ -65,7 +65,11 @@ def main() -> None:
 
     print(f"machine: {machine()}")
     env = {**NO_RATE_LIMITS, "WEB_CONCURRENCY": "1", "POSTS_READ_ENGINE": "memory", "POSTS_INDEX_MEMORY_MB": str(args.budget)}
-    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="reads-bench-")), extra_env=env)
+    # The MongoDB stand-in keeps its data in a folder: in memory, WiredTiger's 1 GB cache holds
+    # everything, and at ~1,500 of these workspaces it fills and the server stalls (its clients'
+    # heartbeats time out and their operations are cancelled: measured twice).
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="reads-bench-")), extra_env=env,
+                       mongo_storage=tempfile.mkdtemp(prefix="reads-bench-mongo-"))
     stack.start()
     http = urllib3.PoolManager(maxsize=4)
     embedder = embeddings.LazyEmbedder()
