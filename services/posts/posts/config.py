@@ -18,8 +18,9 @@ def _engine(value: str) -> str:
 
 @dataclass(frozen=True)
 class PostsConfig:
-    # Seconds between two polls of the read model by each API process (its in-memory mirror).
-    read_model_poll: float = from_env("POSTS_READ_MODEL_POLL", 0.1, float)
+    # The longest each API process's mirror of the read model waits between two looks (a change
+    # wakes it at once through a change stream; without change streams, it looks this often).
+    read_model_poll: float = from_env("POSTS_READ_MODEL_POLL", 1.0, float)
     # An anonymous write is checked against what the workspaces service said at most this many
     # seconds ago (a revoked anonSubmit/anonVote/anonComment holds within this bound).
     permission_max_age: float = from_env("POSTS_PERMISSION_MAX_AGE", 5.0, float)

@@ -2,10 +2,11 @@
 
 Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
 (the consumer keeps the highest ``version``). Each API process mirrors the read model in
-memory: a background thread, started with the app, polls it every ``read_model_poll``
-seconds for snapshots stored since its last look (``syncedAt``, an indexed server time), so
-a request costs no database round trip for it. Should polling fail for twenty periods,
-requests read the database again until it recovers.
+memory: a background thread, started with the app, looks for snapshots stored since its last
+look (``syncedAt``, an indexed server time) whenever a change stream of the read model reports
+a change, and at least every ``read_model_poll`` seconds (every ``read_model_poll`` seconds
+where the database has no change streams), so a request costs no database round trip for it.
+Should looking fail for twenty periods, requests read the database again until it recovers.
 
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
@@ -177,11 +178,21 @@ class Workspaces:
 
     def _poll_forever(self) -> None:
         while True:
+            stream, waited = None, False
             try:
+                # Opened before the look, so no change stored after it is missed.
+                stream = self.repo.workspace_view_changes(self.config.read_model_poll)
                 self.poll()
+                if stream is not None:
+                    stream.try_next()  # the database holds the wait: woken by a change
+                    waited = True
             except Exception:  # noqa: BLE001 - keep polling; requests fall back to the database
                 log.warning("read model poll failed", exc_info=True)
-            time.sleep(self.config.read_model_poll)
+            finally:
+                if stream is not None:
+                    stream.close()
+            if not waited:
+                time.sleep(self.config.read_model_poll)
 
     def poll(self) -> int:
         """Load the snapshots stored since the last poll into memory; return how many."""
