@@ -3,17 +3,22 @@
 Each service keeps the part it serves in its own ``openapi.yaml`` (paths and component
 schemas); the gateway merges them over ``openapi_base.yaml`` and serves the result at
 ``/v1/openapi.json``.
+
+A fragment does not spell out what its service validates: ``{x-schema: "pkg.schemas:NAME"}``
+stands for the JSON schema the service checks that body or query parameter with, and is
+replaced by it here. The document and the service then cannot disagree on what is valid.
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 import yaml
 
 from common.config import Settings
-from common.plugins import ServiceSpec
+from common.plugins import ServiceSpec, resolve
 
 BASE = Path(__file__).with_name("openapi_base.yaml")
 # What the gateway itself may answer on any route, whatever the service documents:
@@ -37,7 +42,7 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
         fragment = spec.openapi_path()
         if fragment is None:
             continue
-        part = yaml.safe_load(fragment.read_text())
+        part = with_validation_schemas(yaml.safe_load(fragment.read_text()))
         for path, operations in part.get("paths", {}).items():
             doc["paths"].setdefault(path, {}).update(operations)
         for kind, items in part.get("components", {}).items():
@@ -55,6 +60,22 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
                 for status, name in (("400", "BadRequest"), ("409", "IdempotencyConflict"), ("422", "IdempotencyMismatch")):
                     operation["responses"].setdefault(status, {"$ref": f"#/components/responses/{name}"})
     return doc
+
+
+SCHEMA_REFERENCE = "x-schema"
+
+
+def with_validation_schemas(node: Any) -> Any:
+    """``node`` with every ``{x-schema: "module:NAME"}`` replaced by that schema (a copy)."""
+    if isinstance(node, dict):
+        if SCHEMA_REFERENCE in node:
+            if len(node) != 1:
+                raise ValueError(f"{node[SCHEMA_REFERENCE]}: x-schema stands alone (describe in the schema itself)")
+            return copy.deepcopy(resolve(node[SCHEMA_REFERENCE]))
+        return {key: with_validation_schemas(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [with_validation_schemas(value) for value in node]
+    return node
 
 
 def webhook_section(services: Mapping[str, ServiceSpec]) -> dict:

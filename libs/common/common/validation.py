@@ -1,16 +1,28 @@
-"""Request validation: JSON bodies against JSON Schema (jsonschema), query parameters by type.
+"""Request validation: JSON bodies and query parameters against JSON Schema (jsonschema).
 
-Every failure is a :class:`BadRequest` whose message names the field.
+The schemas are the ones the OpenAPI document shows: a service's ``openapi.yaml`` names each by
+``x-schema`` and the gateway puts it in (``gateway/openapi.py``), so the document promises what
+the service checks. Every failure is a :class:`BadRequest` whose message names the field (a
+text past its length with :data:`OVERSIZE` is a :class:`PayloadTooLarge`).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any, Callable
 
 import falcon
 import jsonschema
 
-from common.errors import BadRequest
+from common.errors import BadRequest, PayloadTooLarge
+
+# Schema keyword (an OpenAPI extension, ignored by JSON Schema): a string past its maxLength is
+# refused as 413 Payload Too Large (content too long to keep), not as malformed input (400).
+OVERSIZE = "x-oversize"
+# Deepest offset any list accepts, on every service: past it a client filters or sorts instead
+# (an offset costs the database a walk over every skipped item).
+MAX_OFFSET = 10_000
 
 
 def obj(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -22,11 +34,30 @@ def string(max_length: int, min_length: int = 0, **extra) -> dict:
     return {"type": "string", "minLength": min_length, "maxLength": max_length, **extra}
 
 
+def long_string(max_length: int, min_length: int = 0, **extra) -> dict:
+    """A text (markdown) whose excess length is a 413, like a body past the size limit."""
+    return {**string(max_length, min_length, **extra), OVERSIZE: True}
+
+
+def integer(minimum: int, maximum: int, default: int | None = None, **extra) -> dict:
+    schema = {"type": "integer", "minimum": minimum, "maximum": maximum, **extra}
+    return schema if default is None else {**schema, "default": default}
+
+
+def choice(values, default: str | None = None, **extra) -> dict:
+    schema = {"type": "string", "enum": list(values), **extra}
+    return schema if default is None else {**schema, "default": default}
+
+
 BOOLEAN = {"type": "boolean"}
 INTEGER = {"type": "integer"}
 TEXT = {"type": "string"}
 TIMESTAMP = {"type": "string", "format": "date-time"}
 ID = {"type": "string", "pattern": "^[0-9a-f]{24}$"}
+# Text with a visible character: not empty, not only spaces. (\x1c-\x1f are spaces to Python's
+# str.strip, which the services use, but not to every regex engine: named so all agree.)
+VISIBLE = r"[^\s\x1c-\x1f]"
+OFFSET = integer(0, MAX_OFFSET, 0, description="items to skip (deeper pages: filter or sort instead)")
 
 
 def shape(properties: dict) -> dict:
@@ -42,6 +73,23 @@ def array(items: dict) -> dict:
     return {"type": "array", "items": items}
 
 
+@functools.cache
+def _regex(pattern: str) -> re.Pattern:
+    # JSON Schema patterns are ECMA-262 regexes, where "$" ends the text; in Python it also
+    # matches before a final newline, so "acme\n" would pass "^[a-z]+$". Anchor at the very end.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern(validator, pattern: str, instance: Any, schema: dict):
+    if validator.is_type(instance, "string") and not _regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# Draft 2020-12 with ECMA-262 anchors, as every other reader of the OpenAPI document has them.
+Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+
 _validators: dict[int, tuple[dict, jsonschema.Draft202012Validator]] = {}
 
 
@@ -49,7 +97,7 @@ def _validator(schema: dict) -> jsonschema.Draft202012Validator:
     # Schemas are module constants: build each validator once (keeping the schema alive).
     hit = _validators.get(id(schema))
     if hit is None or hit[0] is not schema:
-        hit = _validators[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+        hit = _validators[id(schema)] = (schema, Validator(schema))
     return hit[1]
 
 
@@ -61,6 +109,8 @@ def check(value: Any, schema: dict) -> dict:
     error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
     if error is None:
         return value
+    if error.validator == "maxLength" and error.schema.get(OVERSIZE):
+        raise PayloadTooLarge(_describe(error))
     raise BadRequest(_describe(error))
 
 
@@ -87,6 +137,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         allowed = ", ".join(map(str, error.validator_value))
         return f"field '{path}' must be one of: {allowed}"
     if error.validator == "pattern":
+        if error.validator_value == VISIBLE:
+            return f"field '{path}' must not be blank"
         return f"field '{path}' has an invalid format"
     return f"field '{path}': {error.message}" if path else error.message
 
@@ -98,37 +150,40 @@ def media(req: falcon.Request) -> Callable[[], Any]:
     return lambda: req.get_media(default_when_empty={})
 
 
-def body(req: falcon.Request, schema: dict) -> dict:
-    """Return the validated JSON body of ``req`` (an absent body counts as ``{}``)."""
-    data = req.get_media(default_when_empty={})
-    return check(data, schema)
-
-
-def int_param(req: falcon.Request, name: str, default: int, minimum: int, maximum: int) -> int:
-    raw = req.get_param(name)
-    if raw is None or raw == "":
-        return default
-    try:
+def param(req: falcon.Request, name: str, schema: dict, required: bool = False):
+    """The query parameter ``name`` checked against ``schema`` (``type`` integer or string, with
+    the bounds, ``enum`` and lengths the document shows): its ``default`` when absent. A value
+    given twice, or empty where the schema asks for a number or a choice, is a 400."""
+    raw = req.params.get(name)
+    if raw is None:
+        if required:
+            raise BadRequest(f"query parameter '{name}' is required")
+        return schema.get("default")
+    if not isinstance(raw, str):
+        raise BadRequest(f"query parameter '{name}' must be given once")
+    if schema.get("type") == "integer":
+        # Digits only: Python's int() would also take " 7", "+7", "7_0" and other scripts' digits.
+        if not _INTEGER.fullmatch(raw):
+            raise BadRequest(f"query parameter '{name}' must be an integer")
         value = int(raw)
-    except ValueError:
-        raise BadRequest(f"query parameter '{name}' must be an integer") from None
-    if not minimum <= value <= maximum:
-        raise BadRequest(f"query parameter '{name}' must be between {minimum} and {maximum}")
-    return value
+        if not schema["minimum"] <= value <= schema["maximum"]:
+            raise BadRequest(f"query parameter '{name}' must be between {schema['minimum']} and {schema['maximum']}")
+        return value
+    if "enum" in schema and raw not in schema["enum"]:
+        raise BadRequest(f"query parameter '{name}' must be one of: {', '.join(schema['enum'])}")
+    if len(raw) < schema.get("minLength", 0):
+        raise BadRequest(f"query parameter '{name}' must not be empty")
+    if len(raw) > schema.get("maxLength", len(raw)):
+        raise BadRequest(f"query parameter '{name}' must be at most {schema['maxLength']} characters")
+    if "pattern" in schema and not _regex(schema["pattern"]).search(raw):
+        blank = schema["pattern"] == VISIBLE
+        raise BadRequest(f"query parameter '{name}' " + ("must not be blank" if blank else "has an invalid format"))
+    return raw
 
 
-# Deepest offset any list accepts, on every service: past it a client filters or sorts instead
-# (an offset costs the database a walk over every skipped item).
-MAX_OFFSET = 10_000
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
-def page_params(req: falcon.Request, default_limit: int, max_limit: int) -> tuple[int, int]:
+def page_params(req: falcon.Request, limit: dict) -> tuple[int, int]:
     """``(limit, offset)`` of a paged list; out of range is a 400, never clamped."""
-    return int_param(req, "limit", default_limit, 1, max_limit), int_param(req, "offset", 0, 0, MAX_OFFSET)
-
-
-def choice_param(req: falcon.Request, name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = req.get_param(name) or default
-    if value not in choices:
-        raise BadRequest(f"query parameter '{name}' must be one of: {', '.join(c for c in choices if c)}")
-    return value
+    return param(req, "limit", limit), param(req, "offset", OFFSET)

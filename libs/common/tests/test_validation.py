@@ -1,9 +1,11 @@
-"""Pure logic: request validation messages name the field."""
+"""Pure logic: request validation messages name the field; query parameters follow their schemas."""
 
+import falcon
+import falcon.testing
 import pytest
 
-from common.errors import BadRequest
-from common.validation import BOOLEAN, check, obj, string
+from common.errors import BadRequest, PayloadTooLarge
+from common.validation import BOOLEAN, TEXT, VISIBLE, check, choice, integer, long_string, obj, param, string
 
 SCHEMA = obj({"title": string(10, 1), "on": BOOLEAN, "tags": {"type": "array", "maxItems": 2}}, required=("title",))
 
@@ -28,3 +30,68 @@ def test_messages(value, message):
 
 def test_valid_input_passes_through():
     assert check({"title": "ok", "on": True}, SCHEMA) == {"title": "ok", "on": True}
+
+
+def test_a_pattern_ends_where_the_text_ends():
+    # JSON Schema's (ECMA-262) "$": Python's alone would let a final newline through.
+    schema = obj({"slug": string(10, 1, pattern="^[a-z]+$")})
+    assert check({"slug": "acme"}, schema) == {"slug": "acme"}
+    with pytest.raises(BadRequest, match="field 'slug' has an invalid format"):
+        check({"slug": "acme\n"}, schema)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\t\n", "\x1c\x1f "])
+def test_visible_refuses_blank_text(text):
+    with pytest.raises(BadRequest, match="field 'title' must not be blank"):
+        check({"title": text}, obj({"title": string(10, pattern=VISIBLE)}))
+
+
+def test_long_text_past_its_length_is_413():
+    schema = obj({"content": long_string(5)})
+    assert check({"content": "12345"}, schema) == {"content": "12345"}
+    with pytest.raises(PayloadTooLarge, match="field 'content' must be at most 5 characters"):
+        check({"content": "123456"}, schema)
+
+
+LIMIT = integer(1, 100, 20)
+SORT = choice(("newest", "top"), "newest")
+
+
+@pytest.mark.parametrize(
+    "query, name, schema, expected",
+    [
+        ("", "limit", LIMIT, 20),
+        ("limit=7", "limit", LIMIT, 7),
+        ("sort=top", "sort", SORT, "top"),
+        ("", "sort", SORT, "newest"),
+        ("board=", "board", TEXT, ""),
+    ],
+)
+def test_param_reads_what_its_schema_allows(query, name, schema, expected):
+    assert param(request(query), name, schema) == expected
+
+
+@pytest.mark.parametrize(
+    "query, name, schema, message",
+    [
+        ("limit=0", "limit", LIMIT, "query parameter 'limit' must be between 1 and 100"),
+        ("limit=+7", "limit", LIMIT, "query parameter 'limit' must be an integer"),
+        ("limit=%207", "limit", LIMIT, "query parameter 'limit' must be an integer"),
+        ("limit=7_0", "limit", LIMIT, "query parameter 'limit' must be an integer"),
+        ("limit=", "limit", LIMIT, "query parameter 'limit' must be an integer"),
+        ("limit=1&limit=2", "limit", LIMIT, "query parameter 'limit' must be given once"),
+        ("sort=", "sort", SORT, "query parameter 'sort' must be one of: newest, top"),
+        ("sort=random", "sort", SORT, "query parameter 'sort' must be one of: newest, top"),
+        ("q=%20", "q", string(5, 1, pattern=VISIBLE), "query parameter 'q' must not be blank"),
+        ("q=123456", "q", string(5, 1), "query parameter 'q' must be at most 5 characters"),
+        ("", "q", string(5, 1), "query parameter 'q' is required"),
+    ],
+)
+def test_param_refuses_what_its_schema_does_not(query, name, schema, message):
+    with pytest.raises(BadRequest) as ex:
+        param(request(query), name, schema, required=name == "q")
+    assert ex.value.message == message
+
+
+def request(query: str) -> falcon.Request:
+    return falcon.Request(falcon.testing.create_environ(query_string=query))

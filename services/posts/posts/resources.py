@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import falcon
 
-from common.validation import MAX_OFFSET, choice_param, int_param, media, page_params
-from posts import contract
+from common.validation import OFFSET, media, page_params, param
+from posts import schemas
 from posts.service import ListQuery
 
 
@@ -21,13 +21,13 @@ class Resource:
 class PostList(Resource):
     def on_get(self, req, resp, slug):
         query = ListQuery(
-            board=req.get_param("board") or None,
-            status=req.get_param("status") or None,
-            q=req.get_param("q") or None,
-            sort=choice_param(req, "sort", contract.DEFAULT_SORT, tuple(contract.SORTS)),
-            limit=int_param(req, "limit", contract.LIST_LIMIT[0], 1, contract.LIST_LIMIT[1]),
-            offset=int_param(req, "offset", 0, 0, MAX_OFFSET),
-            moderation=choice_param(req, "moderationState", "", ("", *contract.MODERATION_STATES)) or None,
+            board=param(req, "board", schemas.BOARD_FILTER) or None,
+            status=param(req, "status", schemas.STATUS_FILTER) or None,
+            q=param(req, "q", schemas.TEXT_FILTER) or None,
+            sort=param(req, "sort", schemas.SORT),
+            limit=param(req, "limit", schemas.LIST_LIMIT),
+            offset=param(req, "offset", OFFSET),
+            moderation=param(req, "moderationState", schemas.MODERATION_FILTER),
         )
         resp.media = self.service.list(req.context.caller, slug, query)
 
@@ -38,15 +38,17 @@ class PostList(Resource):
 
 class PostSearch(Resource):
     def on_get(self, req, resp, slug):
-        limit = int_param(req, "limit", contract.SEARCH_LIMIT[0], 1, contract.SEARCH_LIMIT[1])
-        resp.media = self.service.search(req.context.caller, slug, req.get_param("q") or "", req.get_param("board") or None, limit)
+        q = param(req, "q", schemas.SEARCH_QUERY, required=True)
+        board = param(req, "board", schemas.BOARD_FILTER) or None
+        resp.media = self.service.search(req.context.caller, slug, q, board, param(req, "limit", schemas.SEARCH_LIMIT))
 
 
 class PostStats(Resource):
     def on_get(self, req, resp, slug):
-        stalled_days = int_param(req, "stalledDays", contract.STALLED_DAYS[0], 0, contract.STALLED_DAYS[1])
-        top = int_param(req, "top", contract.STATS_TOP[0], 1, contract.STATS_TOP[1])
-        resp.media = self.service.stats(req.context.caller, slug, req.get_param("board") or None, stalled_days, top)
+        stalled_days = param(req, "stalledDays", schemas.STALLED_DAYS)
+        top = param(req, "top", schemas.STATS_TOP)
+        board = param(req, "board", schemas.BOARD_FILTER) or None
+        resp.media = self.service.stats(req.context.caller, slug, board, stalled_days, top)
 
 
 class PostItem(Resource):
@@ -79,7 +81,7 @@ class Vote(Resource):
 
 class CommentList(Resource):
     def on_get(self, req, resp, slug, postId):
-        limit, offset = page_params(req, *contract.COMMENTS_LIMIT)
+        limit, offset = page_params(req, schemas.COMMENTS_LIMIT)
         resp.media = self.service.comments(req.context.caller, slug, postId, limit, offset)
 
     def on_post(self, req, resp, slug, postId):
@@ -89,8 +91,9 @@ class CommentList(Resource):
 
 class Roadmap(Resource):
     def on_get(self, req, resp, slug):
-        limit = int_param(req, "limit", contract.ROADMAP_LIMIT[0], 1, contract.ROADMAP_LIMIT[1])
-        resp.media = self.service.roadmap(req.context.caller, slug, req.get_param("board") or None, limit)
+        limit = param(req, "limit", schemas.ROADMAP_LIMIT)
+        board = param(req, "board", schemas.BOARD_FILTER) or None
+        resp.media = self.service.roadmap(req.context.caller, slug, board, limit)
 
 
 # -- internal (not routed by the gateway) -------------------------------------------------

@@ -30,7 +30,7 @@ from bson.errors import InvalidId
 from pymongo.errors import DuplicateKeyError
 
 from common import auth
-from common.errors import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import now, object_id
 from common.validation import check
 from posts import access, contract, embeddings, schemas, shapes, text
@@ -114,9 +114,8 @@ class PostService:
         fields = check(body, schemas.CREATE_POST)
         ws, board = self._board(slug, fields["boardSlug"])
         if board is None:
-            raise BadRequest(f"field 'boardSlug': workspace '{slug}' has no board '{fields['boardSlug']}'")
+            raise NotFound(f"field 'boardSlug': workspace '{slug}' has no board '{fields['boardSlug']}'")
         title = _title(fields["title"])
-        _content(fields["content"], contract.CONTENT_MAX)
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
         doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
@@ -161,13 +160,12 @@ class PostService:
         if "title" in fields:
             change["title"] = _title(fields["title"])
         if "content" in fields:
-            _content(fields["content"], contract.CONTENT_MAX)
             change["content"] = fields["content"]
         if "statusSlug" in fields:
             wanted = fields["statusSlug"]
             ws = self.workspaces.ensure(slug, lambda s: s.status(wanted) is not None)
             if ws.status(wanted) is None:
-                raise BadRequest(f"field 'statusSlug': workspace '{slug}' has no status '{wanted}'")
+                raise NotFound(f"field 'statusSlug': workspace '{slug}' has no status '{wanted}'")
             change["statusSlug"] = wanted
         if "moderationState" in fields:
             change["moderationState"] = fields["moderationState"]
@@ -379,7 +377,6 @@ class PostService:
         private = bool(fields.get("isPrivate", False))
         if private and not manager:
             raise Forbidden("only managers can write private comments")
-        _content(fields["content"], contract.COMMENT_MAX)
         oid = object_id(post_id, "post")
         parent = self._parent(caller, slug, oid, fields.get("parentId"))
         if parent is not None and parent.get("isPrivate"):
@@ -429,14 +426,15 @@ class PostService:
         try:
             parent_oid = ObjectId(parent_id)
         except (InvalidId, TypeError):
-            raise BadRequest(f"field 'parentId': no comment '{parent_id}' on this post") from None
+            raise NotFound(f"field 'parentId': no comment '{parent_id}' on this post") from None
         parent = self.repo.find_comment(slug, parent_oid)
         if parent is None or (parent.get("isPrivate") and not access.is_manager(caller, slug)):
-            raise BadRequest(f"field 'parentId': no comment '{parent_id}' on this post")
+            raise NotFound(f"field 'parentId': no comment '{parent_id}' on this post")
         if parent["postId"] != post_oid:
-            raise BadRequest(f"field 'parentId': comment '{parent_id}' belongs to another post")
+            raise NotFound(f"field 'parentId': comment '{parent_id}' belongs to another post")
         if parent.get("depth", 0) + 1 > contract.MAX_COMMENT_DEPTH:
-            raise BadRequest(f"field 'parentId': threads nest at most {contract.MAX_COMMENT_DEPTH} levels deep")
+            # The reply is well formed; the thread it joins is too deep: a conflict with what exists.
+            raise Conflict(f"field 'parentId': threads nest at most {contract.MAX_COMMENT_DEPTH} levels deep")
         return parent
 
     # -- merges -------------------------------------------------------------------------------
@@ -549,8 +547,3 @@ def _title(title: str) -> str:
     if not title:
         raise BadRequest("field 'title' must not be blank")
     return title
-
-
-def _content(content: str, limit: int) -> None:
-    if len(content) > limit:
-        raise PayloadTooLarge(f"field 'content' must be at most {limit} characters")

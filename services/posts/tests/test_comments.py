@@ -37,8 +37,8 @@ def test_comment_errors(board, other_workspace):
     cases = [
         (comment(board, post["id"], "", user=user), 400),
         (board.api.post(f"{board.path}/{post['id']}/comments", user=user, json={}), 400),
-        (comment(board, post["id"], "x", user=user, parentId=parent["id"]), 400),  # parent on another post
-        (comment(board, post["id"], "x", user=user, parentId="0" * 24), 400),
+        (comment(board, post["id"], "x", user=user, parentId=parent["id"]), 404),  # parent on another post
+        (comment(board, post["id"], "x", user=user, parentId="0" * 24), 404),
         (comment(board, post["id"], "x", headers=anon()), 401),
         (comment(board, post["id"], "x", user=user, isPrivate=True), 403),
         (comment(board, "0" * 24, "x", user=user), 404),
@@ -90,7 +90,7 @@ def test_private_comments_never_leak(board):
         assert [c["id"] for c in views[2].json()["items"]] == [public["id"]]
         # Replying to a private comment is refused as if it did not exist.
         r = comment(board, post["id"], "x", parentId=private["id"], **who)
-        assert r.status_code == 400 and SECRET not in r.text
+        assert r.status_code == 404 and SECRET not in r.text
     # Managers see everything, and count it.
     manager_view = board.api.get(f"{board.path}/{post['id']}/comments", key=board.ws.key).json()["items"]
     assert [c["id"] for c in manager_view] == [public["id"], private["id"], reply["id"]]

@@ -47,7 +47,7 @@ def test_post_on_a_board_created_a_moment_ago(workspace):
         ({"boardSlug": "features", "title": "x" * 201, "content": "y"}, 400, "title"),
         ({"boardSlug": "features", "title": 5, "content": "y"}, 400, "title"),
         ({"boardSlug": "features", "title": "x", "content": "y", "extra": 1}, 400, "extra"),
-        ({"boardSlug": "nope", "title": "x", "content": "y"}, 400, "boardSlug"),
+        ({"boardSlug": "nope", "title": "x", "content": "y"}, 404, "boardSlug"),
         ({"boardSlug": "features", "title": "x", "content": "y" * 20_001}, 413, "content"),
     ],
 )
@@ -185,7 +185,8 @@ def test_patch_errors(board, other_workspace):
     assert board.api.patch(path, user=board.user(), json={"title": "x"}).status_code == 403
     assert board.api.patch(path, key=other_workspace.key, json={"title": "x"}).status_code == 403
     assert board.api.patch(f"{board.path}/{'0' * 24}", key=board.ws.key, json={"title": "x"}).status_code == 404
-    for body in ({"statusSlug": "nope"}, {"moderationState": "maybe"}, {"title": ""}, {"votes": 3}):
+    for body in ({"moderationState": "maybe"}, {"title": ""}, {"votes": 3}):
         r = board.api.patch(path, key=board.ws.key, json=body)
         assert r.status_code == 400, (body, r.text)
+    assert board.api.patch(path, key=board.ws.key, json={"statusSlug": "nope"}).status_code == 404  # no such status
     assert board.api.patch(path, key=board.ws.key, json={"content": "x" * 20_001}).status_code == 413

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import falcon
 
-from common.validation import choice_param, media, page_params
-from webhooks import contract
+from common.validation import media, page_params, param
+from webhooks import schemas
 
 
 class Resource:
@@ -50,8 +50,8 @@ class Ping(Resource):
 
 class DeliveryList(Resource):
     def on_get(self, req, resp, slug, webhookId):
-        status = choice_param(req, "status", "", ("", *contract.DELIVERY_STATES)) or None
-        limit, offset = page_params(req, *contract.DELIVERIES_LIMIT)
+        status = param(req, "status", schemas.DELIVERY_STATUS)
+        limit, offset = page_params(req, schemas.DELIVERIES_LIMIT)
         resp.media = self.service.deliveries(req.context.caller, slug, webhookId, status, limit, offset)
 
 

@@ -339,11 +339,11 @@ def test_an_entry_is_published_once_and_never_unpublished(context, slug):
 def test_changelog_post_ids_must_be_posts_of_the_workspace(context, slug):
     known = "a" * 24
     service = WorkspaceService(context.service.repo, Directory(known))
-    with pytest.raises(BadRequest, match="unknown post"):
+    with pytest.raises(NotFound, match="unknown post"):
         service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c", "postIds": ["b" * 24]})
     entry = service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c", "postIds": [known, known]})
     assert entry["postIds"] == [known]
-    with pytest.raises(BadRequest, match="unknown post"):
+    with pytest.raises(NotFound, match="unknown post"):
         service.update_changelog(manager(slug), slug, entry["id"], {"postIds": [known, "c" * 24]})
 
 

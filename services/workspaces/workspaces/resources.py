@@ -9,7 +9,7 @@ from __future__ import annotations
 import falcon
 
 from common.validation import media, page_params
-from workspaces import contract
+from workspaces import schemas
 
 
 class Resource:
@@ -93,7 +93,7 @@ class CurrentApiKey(Resource):
 
 class ChangelogList(Resource):
     def on_get(self, req, resp, slug):
-        limit, offset = page_params(req, *contract.CHANGELOG_LIMIT)
+        limit, offset = page_params(req, schemas.CHANGELOG_LIMIT)
         resp.media = self.service.changelogs(req.context.caller, slug, limit, offset)
 
     def on_post(self, req, resp, slug):

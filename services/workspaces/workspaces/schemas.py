@@ -1,11 +1,16 @@
-"""Request bodies the workspaces service accepts (JSON Schema, strict)."""
+"""Request bodies and query parameters the workspaces service accepts (JSON Schema, strict).
+
+These are the schemas the OpenAPI document shows: ``openapi.yaml`` names each with
+``x-schema`` and the gateway puts it in.
+"""
 
 from common.ids import SLUG_PATTERN as SLUG  # workspaces, boards and statuses share it
-from common.validation import BOOLEAN, obj, string
+from common.validation import BOOLEAN, VISIBLE, integer, obj, string
 from workspaces import contract
 
 COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
-HTTPS_URL = r"^https?://[^\s]+$"
+# No spaces of any kind (VISIBLE's characters), so every regex engine reads it alike.
+HTTPS_URL = rf"^https?://{VISIBLE}+$"
 MAX_POST_IDS = 100
 ORDER = {"type": "integer", "minimum": 0, "maximum": 1000}
 
@@ -13,7 +18,12 @@ CREATE_WORKSPACE = obj(
     {"slug": string(48, 1, pattern=SLUG), "name": string(100, 1)},
     required=("slug", "name"),
 )
-UPDATE_WORKSPACE = obj({"name": string(100, 1), "logo": {"type": ["string", "null"], "maxLength": 2000, "pattern": HTTPS_URL}})
+UPDATE_WORKSPACE = obj(
+    {
+        "name": string(100, 1),
+        "logo": {"type": ["string", "null"], "maxLength": 2000, "pattern": HTTPS_URL, "description": "an http(s) URL"},
+    }
+)
 
 SETTINGS = obj(
     {
@@ -24,7 +34,17 @@ SETTINGS = obj(
         "anonVote": BOOLEAN,
         "anonComment": BOOLEAN,
         "brandVoice": string(2000),
-        "ssoSecret": {"type": ["string", "null"], "minLength": contract.SSO_SECRET_MIN_LENGTH, "maxLength": 256},
+        "ssoSecret": {
+            "description": (
+                f'a secret of your choosing, "{contract.SSO_SECRET_GENERATE}" for one the platform generates '
+                "(256 random bits), or null for none; tokens it signs must carry `aud` = the workspace slug"
+            ),
+            "oneOf": [
+                string(256, contract.SSO_SECRET_MIN_LENGTH),
+                {"type": "string", "enum": [contract.SSO_SECRET_GENERATE]},
+                {"type": "null"},
+            ],
+        },
     }
 )
 
@@ -47,13 +67,31 @@ UPDATE_STATUS = obj(
 CREATE_API_KEY = obj(
     {
         "name": string(100, 1),
-        "role": {"type": "string", "enum": list(contract.KEY_ROLES)},
-        "expiresInSeconds": {"type": "integer", "minimum": contract.GRANT_SECONDS[0], "maximum": contract.GRANT_SECONDS[1]},
+        "role": {
+            "type": "string",
+            "enum": list(contract.KEY_ROLES),
+            "description": (
+                "manager (default): everything in the workspace; write: submit, vote and comment as an "
+                "identified agent; read: reads what any visitor may"
+            ),
+        },
+        "expiresInSeconds": integer(
+            *contract.GRANT_SECONDS,
+            description=(
+                'makes a grant: the key expires this many seconds from now (then 401 "this API key has '
+                'expired", and it is deleted)'
+            ),
+        ),
     },
     required=("name",),
 )
 
-POST_IDS = {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": MAX_POST_IDS}
+POST_IDS = {
+    "type": "array",
+    "items": {"type": "string", "maxLength": 64},
+    "maxItems": MAX_POST_IDS,
+    "description": "ids of posts of this workspace (an unknown or malformed one is 404)",
+}
 CREATE_CHANGELOG = obj(
     {
         "title": string(200, 1),
@@ -65,6 +103,8 @@ CREATE_CHANGELOG = obj(
     required=("title", "slug", "content"),
 )
 UPDATE_CHANGELOG = obj({"title": string(200, 1), "content": string(50_000, 1), "publish": BOOLEAN, "postIds": POST_IDS})
+
+CHANGELOG_LIMIT = integer(1, contract.CHANGELOG_LIMIT[1], contract.CHANGELOG_LIMIT[0])
 
 IDENTITY = obj(
     # workspace is null for a route without one in its path: only an API key is checked then

@@ -431,11 +431,12 @@ class WorkspaceService:
         return doc
 
     def _checked_post_ids(self, slug: str, post_ids: list[str]) -> list[str]:
-        """``post_ids`` without repeats, once the posts service knows each (400 otherwise)."""
+        """``post_ids`` without repeats, once the posts service knows each (404 otherwise: a body
+        naming what does not exist is answered like a path that does)."""
         post_ids = list(dict.fromkeys(post_ids))
         unknown = self.posts.unknown(slug, post_ids) if post_ids else []
         if unknown:
-            raise BadRequest(f"postIds contains unknown post(s) of this workspace: {', '.join(unknown)}")
+            raise NotFound(f"postIds contains unknown post(s) of this workspace: {', '.join(unknown)}")
         return post_ids
 
 
