@@ -71,6 +71,8 @@ class Proxy:
         for name, value in self.limits.check(kind, caller, address, slug or caller.workspace).items():
             resp.set_header(name, value)
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}
+        if req.get_header("Idempotency-Key") == "":
+            headers["Idempotency-Key"] = ""  # sent on for the service to refuse: a key has 1-255 characters
         headers["X-Request-Id"] = req.context.request_id
         answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, caller=caller, headers=headers)
         resp.status = answer.status
