@@ -83,7 +83,7 @@ def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
     w = session("http", stack.url, keys["write"], as_writer)
     assert w["created"]["title"] == "Dark mode for the dashboard" and w["created"]["verified"] is True
     assert v1(f"/posts/{w['created']['id']}")["title"] == "Dark mode for the dashboard"
-    assert "board" in w["bad_board"] and "(HTTP 400)" in w["bad_board"]
+    assert "board" in w["bad_board"] and "(HTTP 404)" in w["bad_board"]
     assert "title" in w["no_title"]
     assert w["comment"]["content"] == "Same need here" and w["comment"]["isTeamMember"] is False
     assert [c["content"] for c in v1(f"/posts/{existing['id']}/comments")["items"]] == ["Same need here"]
@@ -134,11 +134,11 @@ def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
     assert all(c["items"] == [] for c in m["no_board_roadmap"]["columns"])
     assert m["updated"]["status"]["slug"] == "planned" and m["updated"]["title"] == "Export reports (CSV)"
     assert v1(f"/posts/{existing['id']}")["status"]["slug"] == "planned"
-    assert "(HTTP 400)" in m["bad_status"] and "at least one" in m["nothing"]
+    assert "(HTTP 404)" in m["bad_status"] and "at least one" in m["nothing"]
     assert m["merged"]["mergedInto"]["id"] == existing["id"] and "(HTTP 400)" in m["self_merge"]
     assert m["unmerged"]["mergedInto"] is None and "(HTTP 409)" in m["not_merged"]
     assert v1(f"/posts/{w['created']['id']}")["mergedInto"] is None
-    assert m["draft"]["publishedAt"] is None and "slug" in m["bad_slug"] and "(HTTP 400)" in m["unknown_post"]
+    assert m["draft"]["publishedAt"] is None and "slug" in m["bad_slug"] and "(HTTP 404)" in m["unknown_post"]
     assert m["published"]["publishedAt"] and "(HTTP 404)" in m["no_entry"]
     assert v1(f"/changelogs/{m['draft']['id']}", key=None)["publishedAt"] == m["published"]["publishedAt"]  # public now
     assert [e["id"] for e in m["entries"]["items"]] == [m["draft"]["id"]] and "offset" in m["bad_page"]
