@@ -18,6 +18,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 from common.config import Settings
 from common.ids import now
 from common.kafka import KafkaError, dlq, make_consumer, make_producer, publish
+from common.retry import run_until_stopped
 
 log = logging.getLogger(__name__)
 
@@ -33,29 +34,24 @@ class ConsumerRunner:
         self.processed = db["processed_events"]
         # Markers only need to outlive redelivery; real MongoDB expires them after a week.
         self.processed.create_index("at", expireAfterSeconds=7 * 86400)
+        self._consumer = None
+        self._dlq_producer = None
 
     def run(self, stop: threading.Event) -> None:
-        consumer = None
-        backoff = 0.5
-        while not stop.is_set():
-            try:
-                if consumer is None:
-                    consumer = make_consumer(self.settings, self.group, sorted(self.handlers))
-                batch = consumer.poll(timeout_ms=500)
-                if batch:
-                    self.handle_records([record for records in batch.values() for record in records])
-                    consumer.commit()
-                backoff = 0.5
-            except (KafkaError, PyMongoError) as ex:
-                # Uncommitted messages are delivered again after reconnecting; handling is idempotent.
-                log.warning("consumer %s: %s; retrying in %.1fs", self.group, ex, backoff)
-                if consumer is not None:
-                    _close(consumer)
-                    consumer = None
-                stop.wait(backoff)
-                backoff = min(backoff * 2, 10.0)
-        if consumer is not None:
-            _close(consumer)
+        # Uncommitted messages are delivered again after reconnecting; handling is idempotent.
+        run_until_stopped(
+            self._poll_once, stop, errors=(KafkaError, PyMongoError), what=f"consumer {self.group}", log=log,
+            on_failure=self._close_clients,
+        )
+        self._close_clients()
+
+    def _poll_once(self) -> None:
+        if self._consumer is None:
+            self._consumer = make_consumer(self.settings, self.group, sorted(self.handlers))
+        batch = self._consumer.poll(timeout_ms=500)
+        if batch:
+            self.handle_records([record for records in batch.values() for record in records])
+            self._consumer.commit()
 
     def handle_records(self, records: list) -> None:
         """Handle one poll's records (Kafka ConsumerRecords) before their offsets are committed.
@@ -90,16 +86,27 @@ class ConsumerRunner:
 
     def _park(self, topic: str, raw: bytes, reason: str) -> None:
         log.error("consumer %s: parking a message of %s in %s: %s", self.group, topic, dlq(topic), reason)
-        producer = make_producer(self.settings)
-        try:
-            publish(producer, dlq(topic), {"group": self.group, "reason": reason, "raw": raw.decode(errors="replace")})
-            producer.flush(timeout=10)
-        finally:
-            producer.close(timeout=1)
+        if self._dlq_producer is None:
+            self._dlq_producer = self._open_producer()
+        publish(self._dlq_producer, dlq(topic), {"group": self.group, "reason": reason, "raw": raw.decode(errors="replace")})
+        self._dlq_producer.flush(timeout=10)
+
+    def _open_producer(self):
+        """The producer that parks messages: opened at the first poison message, kept until stop."""
+        return make_producer(self.settings)
+
+    def _close_clients(self) -> None:
+        """Close the Kafka clients (after a failure, and on stop); they are opened again when needed."""
+        if self._consumer is not None:
+            _close(self._consumer.close, autocommit=False)
+            self._consumer = None
+        if self._dlq_producer is not None:
+            _close(self._dlq_producer.close, timeout=1)
+            self._dlq_producer = None
 
 
-def _close(consumer) -> None:
+def _close(close, **options) -> None:
     try:
-        consumer.close(autocommit=False)
+        close(**options)
     except Exception:  # noqa: BLE001 - closing a broken client must not mask the real error
         pass

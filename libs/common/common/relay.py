@@ -20,6 +20,7 @@ from common.config import Settings
 from common.db import changes
 from common.events import OUTBOX
 from common.kafka import KafkaError, make_producer, publish
+from common.retry import run_until_stopped
 
 log = logging.getLogger(__name__)
 
@@ -43,28 +44,24 @@ class OutboxRelay:
         self._change_streams = True
 
     def run(self, stop: threading.Event) -> None:
-        backoff = 0.5
-        while not stop.is_set():
-            try:
-                if not self._hold_lease():
-                    stop.wait(LEASE_SECONDS / 3)
-                    continue
-                stream = self._watch()  # opened before the read: no event written after it is missed
-                try:
-                    sent = self.publish_batch()
-                    backoff = 0.5
-                    if not sent:
-                        self._wait_for_events(stream, stop)
-                finally:
-                    if stream is not None:
-                        stream.close()
-            except (KafkaError, PyMongoError) as ex:
-                # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
-                log.warning("outbox relay %s: %s; retrying in %.1fs", self.name, ex, backoff)
-                self._close_producer()
-                stop.wait(backoff)
-                backoff = min(backoff * 2, 10.0)
+        # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
+        run_until_stopped(
+            lambda: self._step(stop), stop, errors=(KafkaError, PyMongoError), what=f"outbox relay {self.name}", log=log,
+            on_failure=self._close_producer,
+        )
         self._close_producer()
+
+    def _step(self, stop: threading.Event) -> None:
+        if not self._hold_lease():
+            stop.wait(LEASE_SECONDS / 3)
+            return
+        stream = self._watch()  # opened before the read: no event written after it is missed
+        try:
+            if not self.publish_batch():
+                self._wait_for_events(stream, stop)
+        finally:
+            if stream is not None:
+                stream.close()
 
     def publish_batch(self) -> int:
         docs = list(self.outbox.find({}, sort=[("at", 1), ("_id", 1)], limit=self.batch))

@@ -22,6 +22,7 @@ from datetime import timedelta
 from pymongo.errors import PyMongoError
 
 from common.ids import now
+from common.retry import run_until_stopped
 from webhooks import contract
 from webhooks.delivery_client import Response
 from webhooks.schedule import next_delay
@@ -58,6 +59,7 @@ class Sender:
         self._in_flight: dict = {}  # endpoint id -> attempts under way
         self._deferred: queue.SimpleQueue = queue.SimpleQueue()  # delivery ids whose endpoint was busy
         self._more_due = False
+        self._next_poll = 0.0  # monotonic time of the next look for due deliveries
         self._lock = threading.Lock()
         self._workers = [
             threading.Thread(target=self._work, name=f"webhook-send-{i}", daemon=True) for i in range(self.capacity)
@@ -117,27 +119,21 @@ class Sender:
         claim came back full; attempts that end wake the loop, which waits LINGER to write
         their outcomes together.
         """
-        next_poll = 0.0
-        backoff = 0.5
-        while not stop.is_set():
-            try:
-                self.flush()
-                idle = self.capacity - self.backlog()
-                if idle > 0 and (self._more_due or time.monotonic() >= next_poll):
-                    self._more_due = self.claim(idle) == idle  # a full claim: more may be due
-                    next_poll = time.monotonic() + self.settings.poll_seconds
-                backoff = 0.5
-            except PyMongoError as ex:
-                # Leased deliveries whose outcomes are not written are attempted again after
-                # the lease: at-least-once, with the same webhook-id.
-                log.warning("webhook sender: database error %s; retrying in %.1fs", ex, backoff)
-                stop.wait(backoff)
-                backoff = min(backoff * 2, 10.0)
-                continue
-            timeout = self.settings.poll_seconds if self._more_due else max(0.0, next_poll - time.monotonic())
-            if self.wake.wait(timeout):
-                self.wake.clear()
-                stop.wait(LINGER)
+        # Leased deliveries whose outcomes are not written are attempted again after the
+        # lease: at-least-once, with the same webhook-id.
+        run_until_stopped(lambda: self._round(stop), stop, errors=(PyMongoError,), what="webhook sender: database error", log=log)
+
+    def _round(self, stop: threading.Event) -> None:
+        """One round of the loop: write outcomes, claim if due, then sleep until woken."""
+        self.flush()
+        idle = self.capacity - self.backlog()
+        if idle > 0 and (self._more_due or time.monotonic() >= self._next_poll):
+            self._more_due = self.claim(idle) == idle  # a full claim: more may be due
+            self._next_poll = time.monotonic() + self.settings.poll_seconds
+        timeout = self.settings.poll_seconds if self._more_due else max(0.0, self._next_poll - time.monotonic())
+        if self.wake.wait(timeout):
+            self.wake.clear()
+            stop.wait(LINGER)
 
     def close(self) -> None:
         """Give back what is queued, finish the attempts under way and record them.

@@ -1,0 +1,76 @@
+"""The consumer runner against real local MongoDB- and Kafka-protocol servers: poison messages
+are parked through one producer, which the runner closes when it stops."""
+
+import json
+import threading
+import uuid
+
+import pytest
+from kafka.errors import IllegalStateError
+from pymongo import MongoClient
+
+from common.config import Settings
+from common.consumer import ConsumerRunner
+from common.devstack import LocalStack
+from common.kafka import create_topics, dlq, make_consumer, make_producer
+from testkit import wait_for
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """MongoDB and Kafka stand-ins only: no service of the platform is needed."""
+    local = LocalStack(log_dir=tmp_path_factory.mktemp("consumer-logs"))
+    local.start_mongo()
+    local.start_kafka()
+    yield Settings(mongodb_uri=local.mongodb_uri, kafka_bootstrap_servers=local.kafka_bootstrap)
+    local.stop()
+
+
+class CountingRunner(ConsumerRunner):
+    """The runner as it is, noting each producer it opens."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.producers = []
+
+    def _open_producer(self):
+        producer = super()._open_producer()
+        self.producers.append(producer)
+        return producer
+
+
+def test_poison_messages_are_parked_through_one_producer_closed_on_stop(servers):
+    topic = f"test-poison-{uuid.uuid4().hex[:8]}"
+    create_topics(servers, [topic, dlq(topic)])
+    producer = make_producer(servers)
+    for raw in (b"not json", json.dumps({"id": "e1", "type": "x", "workspace": "w", "data": {}}).encode()):
+        producer.send(topic, raw)
+    producer.flush(timeout=10)
+    producer.close()
+
+    def broken(event):
+        raise ValueError("bug")
+
+    db = MongoClient(servers.mongodb_uri)["feedback_test_consumer"]
+    runner = CountingRunner(servers, db, f"group-{uuid.uuid4().hex}", {topic: broken})
+    stop = threading.Event()
+    loop = threading.Thread(target=runner.run, args=(stop,))
+    loop.start()
+    parked = []
+    reader = make_consumer(servers, f"reader-{uuid.uuid4().hex}", [dlq(topic)])
+    try:
+        def both_parked():
+            for records in reader.poll(timeout_ms=500).values():
+                parked.extend(json.loads(r.value) for r in records)
+            return len(parked) >= 2
+
+        wait_for(both_parked, timeout=30, what="two parked messages")
+    finally:
+        reader.close()
+        stop.set()
+        loop.join(30)
+    assert not loop.is_alive()
+    assert {p["reason"] for p in parked} == {"undecodable message", "ValueError('bug')"}
+    assert len(runner.producers) == 1, "one producer parks every poison message"
+    with pytest.raises(IllegalStateError):
+        runner.producers[0].send(dlq(topic), b"after stop")  # closed when the runner stopped
