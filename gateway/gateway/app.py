@@ -186,7 +186,7 @@ def create_app(
     resolver = sole(services, "host_resolver_path")
     site = sole(services, "site_root")
     site_root = site[1] if site else None
-    hosts = [HostRouting(settings, client, *resolver, site_root=site_root)] if resolver else []
+    hosts = [HostRouting(settings, client, *resolver, site_root=site_root, cache_seconds=config.host_cache_seconds)] if resolver else []
     middleware = [MetricsOnlyInternally(metrics_port), *hosts]
     app = create_base_app("gateway", middleware=middleware)
     app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))

@@ -65,6 +65,9 @@ class GatewayConfig:
     # a front service (the board site, the MCP server), which sends it back on its /v1 calls,
     # and keys anonymous visitors' ids; a purpose-bound key is derived from it for each.
     gateway_secret: str = from_env("GATEWAY_SECRET", DEV_GATEWAY_SECRET, secret=True)
+    # How long the gateway remembers which workspace a custom domain serves (or that it serves
+    # none): a removed or broken domain stops being served within it.
+    host_cache_seconds: float = from_env("HOST_CACHE_SECONDS", 10.0, float)
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:

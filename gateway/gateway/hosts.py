@@ -11,8 +11,9 @@ board, ``/posts/x`` its ``/b/acme/posts/x``. The platform's own host
 (PUBLIC_BASE_URL), ``localhost``, IP addresses and dotless names are never looked up.
 
 The plugin that declares ``host_resolver_path`` (the domains service) answers which
-workspace a host belongs to; answers, "none" included, are cached for AUTH_CACHE_SECONDS,
-so a removed or broken domain stops being served within that time.
+workspace a host belongs to; answers, "none" included, are cached for HOST_CACHE_SECONDS
+(at most CACHE_MAX hosts, the least recently used going first), so a removed or broken
+domain stops being served within that time. Failed lookups are not cached.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import ipaddress
 import logging
 import threading
 import time
+from typing import Callable
 from urllib.parse import urlsplit
+
+from cachetools import TTLCache
 
 from common.app import OPEN_PATHS
 from common.config import Settings
@@ -31,6 +35,7 @@ from common.internal import InternalClient
 log = logging.getLogger(__name__)
 
 CACHE_MAX = 10_000
+UNKNOWN = object()  # not in the cache (None is a cached answer: not a custom domain)
 PASS_THROUGH = ("/v1/openapi.json",)
 WORKSPACES = "/v1/workspaces"
 
@@ -44,14 +49,14 @@ def rewrite(path: str, slug: str) -> str:
 class HostRouting:
     """Falcon middleware: rewrite slug-less /v1 paths on a custom domain before routing."""
 
-    def __init__(self, settings: Settings, client: InternalClient, service: str, path: str, site_root: str | None = None):
+    def __init__(self, settings: Settings, client: InternalClient, service: str, path: str, site_root: str | None = None,
+                 *, cache_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.site_root = site_root
         self.client = client
         self.service = service
         self.path = path
-        self.ttl = settings.auth_cache_seconds
         self.own = {"localhost", (urlsplit(settings.public_base_url).hostname or "").lower()}
-        self._cache: dict[str, tuple[float, str | None]] = {}
+        self._cache = TTLCache(maxsize=CACHE_MAX, ttl=cache_seconds, timer=clock)  # host -> slug or None
         self._lock = threading.Lock()
 
     def process_request(self, req, resp):
@@ -92,15 +97,13 @@ class HostRouting:
             return True
 
     def slug_of(self, host: str) -> str | None:
-        now = time.monotonic()
-        hit = self._cache.get(host)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        slug = self._ask(host)
+        """The workspace whose verified custom domain ``host`` is, or None."""
         with self._lock:
-            if len(self._cache) >= CACHE_MAX:
-                self._cache.clear()
-            self._cache[host] = (now + self.ttl, slug)
+            slug = self._cache.get(host, UNKNOWN)
+        if slug is UNKNOWN:
+            slug = self._ask(host)
+            with self._lock:
+                self._cache[host] = slug
         return slug
 
     def _ask(self, host: str) -> str | None:
