@@ -25,10 +25,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Callable
+
+from cachetools import LRUCache
 
 from common.errors import NotFound, Unavailable
 from common.internal import InternalClient
@@ -39,9 +40,9 @@ log = logging.getLogger(__name__)
 
 FLAGS = ("anonSubmit", "anonVote", "anonComment")
 UNKNOWN_STATUS_COLOR = "#64748b"
-POLL_OVERLAP = timedelta(seconds=5)
+POLL_OVERLAP = timedelta(seconds=5)  # re-read a little of the past: clocks and commits are not instant
 ASKED_MAX = 10_000  # workspaces whose last ask of the owner is remembered (unknown slugs included)
-ASK_LOCK_STRIPES = 64  # re-read a little of the past: clocks and commits are not instant
+ASK_LOCK_STRIPES = 64  # asks of one workspace queue on one of these locks (picked by the slug's hash)
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,13 @@ class Workspaces:
         self.client = client
         self.config = config
         self.clock = clock
-        self._cache: dict[str, tuple[float, Snapshot]] = {}  # every known workspace (the poller loads them all)
-        # slug -> (when the last ask of the owner started, its answer): bounded, oldest out first.
-        self._asked: OrderedDict[str, tuple[float, Snapshot | None]] = OrderedDict()
-        self._lock = threading.Lock()
+        # Every workspace of the read model, as the database holds it (the poller loads them
+        # all): a mirror, not a cache, so nothing is evicted; unknown slugs never enter it.
+        self._mirror: dict[str, Snapshot] = {}
+        # slug -> (when the last ask of the owner started, its answer), unknown slugs included:
+        # bounded, the least recently used going first.
+        self._asked: LRUCache[str, tuple[float, Snapshot | None]] = LRUCache(maxsize=ASKED_MAX)
+        self._lock = threading.Lock()  # guards both (a read of an LRUCache reorders it)
         self._ask_locks = tuple(threading.Lock() for _ in range(ASK_LOCK_STRIPES))
         self._poller: threading.Thread | None = None
         self._polled_at = float("-inf")  # last successful poll (monotonic)
@@ -97,9 +101,9 @@ class Workspaces:
 
     def get(self, slug: str) -> Snapshot:
         """The workspace's snapshot; 404 when neither the read model nor the owner knows it."""
-        hit = self._cache.get(slug)
+        hit = self._mirror.get(slug)
         if hit is not None and self._polling_healthy():
-            return hit[1]
+            return hit
         doc = self.repo.workspace_view(slug)
         if doc is not None:
             return self._remember(Snapshot.from_doc(doc))
@@ -134,16 +138,14 @@ class Workspaces:
         per process at most, whatever the number of callers."""
         arrived = self.clock() if not_before is None else not_before
         with self._ask_locks[hash(slug) % ASK_LOCK_STRIPES]:
-            last = self._asked.get(slug)
+            with self._lock:
+                last = self._asked.get(slug)
             if last is not None and last[0] >= arrived:
                 return last[1]
             started = self.clock()
             snapshot = self._ask(slug)
             with self._lock:
                 self._asked[slug] = (started, snapshot)
-                self._asked.move_to_end(slug)
-                while len(self._asked) > ASKED_MAX:
-                    self._asked.popitem(last=False)
             return snapshot
 
     def _ask(self, slug: str) -> Snapshot | None:
@@ -207,10 +209,10 @@ class Workspaces:
 
     def _remember(self, snapshot: Snapshot) -> Snapshot:
         with self._lock:
-            current = self._cache.get(snapshot.slug)
-            if current is not None and current[1].version > snapshot.version:
-                snapshot = current[1]
-            self._cache[snapshot.slug] = (self.clock(), snapshot)
+            current = self._mirror.get(snapshot.slug)
+            if current is not None and current.version > snapshot.version:
+                snapshot = current
+            self._mirror[snapshot.slug] = snapshot
         return snapshot
 
     # -- writing (consumer and fallback) --------------------------------------------------

@@ -200,6 +200,25 @@ def test_the_memory_of_past_asks_is_bounded(stack, context, clock, monkeypatch):
     assert owner.asks == 62, "the oldest asks are forgotten past the bound"
 
 
+def test_past_the_bound_an_answer_in_use_outlives_those_never_used_again(stack, context, clock, monkeypatch):
+    """The least recently used answer goes first, not the first asked (which an OrderedDict in
+    order of asking let go while callers still shared it)."""
+    monkeypatch.setattr(readmodel, "ASKED_MAX", 3)
+    owner = Owner(stack)
+    mirror = Workspaces(context.service.repo, owner, context.config, clock)
+    first, second, third, fourth = (f"nowhere-{uuid.uuid4().hex[:8]}-{i}" for i in range(4))
+    asked_at = clock.now
+    for slug in (first, second, third):
+        mirror.refresh(slug)
+    mirror.refresh(first, not_before=asked_at)  # shares the ask made above: a use
+    mirror.refresh(fourth)  # one past the bound
+    assert owner.asks == 4
+    mirror.refresh(first, not_before=asked_at)
+    assert owner.asks == 4, "the answer in use is remembered"
+    mirror.refresh(second, not_before=asked_at)
+    assert owner.asks == 5, "the least recently used answer went"
+
+
 def test_an_owner_that_cannot_answer_is_unavailable_not_a_missing_workspace(context, clock):
     down = InternalClient(load_settings({"SERVICE_URL_WORKSPACES": f"http://127.0.0.1:{free_port()}"}), timeout=1)
     mirror = Workspaces(context.service.repo, down, context.config, clock)
