@@ -9,8 +9,9 @@ library, e.g. ``redis://``), so a client gets one budget however its requests ar
 Windows are aligned to the clock (``window * floor(now / window)``), so the counters' keys and
 a budget's reset time are known without asking the store.
 
-Which class a route's request spends is declared by its service (``Route.limits``: "write",
-"search" or "read"); an undeclared GET or HEAD spends "read" and any other method "write".
+Which class a route's request spends is declared by its service, per method (``Route.limits``:
+``{method: "write" | "search"}``); a method it does not name spends "read" for GET or HEAD and
+"write" for any other.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The local MongoDB-protocol server has no text index, so the service builds its own:
 each post stores ``terms`` (indexed, multikey) and ``titleTerms``. Candidates are the
-posts sharing a term with the query; :func:`similarity` scores them by the cosine of
+posts sharing a term with the query; :class:`Scorer` scores them by the cosine of
 weighted feature vectors, so a score is always in [0, 1].
 
 Features:
