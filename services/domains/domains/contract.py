@@ -41,6 +41,9 @@ EVENTS = {event: CONFIGURATION for event in (*EVENT_FOR_STATUS.values(), DOMAIN_
 
 # The TXT record that proves control of a domain lives at "<TXT_PREFIX>.<domain>".
 TXT_PREFIX = "_feedback-verify"
+MAX_NAME = 253  # characters of a name in DNS, without the final dot
+# The verification record "<TXT_PREFIX>.<domain>" must fit in DNS too.
+MAX_DOMAIN = MAX_NAME - len(TXT_PREFIX) - 1
 
 # A verified domain survives this many consecutive inconclusive re-checks (timeouts,
 # SERVFAIL) before it is marked broken; a definite answer without the records breaks it at once.

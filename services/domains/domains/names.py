@@ -7,11 +7,7 @@ import re
 
 from common.errors import BadRequest
 
-from domains.contract import TXT_PREFIX
-
-MAX_NAME = 253  # characters of a name in DNS, without the final dot
-# The verification record "<TXT_PREFIX>.<domain>" must fit in DNS too.
-MAX_DOMAIN = MAX_NAME - len(TXT_PREFIX) - 1
+from domains.contract import MAX_DOMAIN, MAX_NAME, TXT_PREFIX  # noqa: F401 - MAX_NAME is this module's too
 LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 
 

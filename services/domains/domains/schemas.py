@@ -9,7 +9,7 @@ spellings.
 """
 
 from common.validation import obj, string
-from domains.names import MAX_DOMAIN
+from domains.contract import MAX_DOMAIN
 
 SET_DOMAIN = obj({"domain": string(1000, 1)}, required=("domain",))
 
