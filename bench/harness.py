@@ -157,6 +157,23 @@ def wait_up(url: str, timeout: float = 10.0) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
+def wait_ready(url: str, in_a_row: int = 1, timeout: float = 600.0) -> None:
+    """Until ``url`` (a ``/readyz``) answers 200 ``in_a_row`` times running: a probe reaches one
+    gunicorn worker, so several answers in a row stand for all of a process's workers."""
+    import urllib3
+
+    deadline, seen = time.monotonic() + timeout, 0
+    while seen < in_a_row:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not turn ready")
+        try:
+            ready = urllib3.request("GET", url, timeout=5, retries=False).status == 200
+        except urllib3.exceptions.HTTPError:
+            ready = False  # accepted, not answering yet
+        seen = seen + 1 if ready else 0
+        time.sleep(0.05 if ready else 0.2)
+
+
 def start_ceiling(port: int) -> subprocess.Popen:
     """The trivial Falcon JSON endpoint under the platform's own gunicorn settings."""
     process = subprocess.Popen([sys.executable, str(HERE / "ceiling.py"), "--bind", f"127.0.0.1:{port}"],

@@ -32,16 +32,9 @@ from pathlib import Path
 
 import urllib3
 
-from harness import NO_RATE_LIMITS, api_caller, insert_posts, machine, process_tree, rss_mb, wait_up
+from harness import NO_RATE_LIMITS, api_caller, insert_posts, machine, process_tree, rss_mb, wait_ready, wait_up
 from posts_bench import generated_post
 
-
-
-def _answers(url: str) -> bool:
-    try:
-        return urllib3.request("GET", url, timeout=5, retries=False).status == 200
-    except urllib3.exceptions.HTTPError:
-        return False  # accepted, not answering yet
 
 
 def p50_p95(values: list[float]) -> tuple[float, float]:
@@ -122,10 +115,7 @@ def main() -> None:
             deadline = time.perf_counter() + 180
             wait_up(f"http://127.0.0.1:{port}/healthz", timeout=180)
             alive = time.perf_counter() - t
-            while not _answers(f"http://127.0.0.1:{port}/readyz"):
-                if time.perf_counter() > deadline:
-                    raise TimeoutError("the posts API did not turn ready")
-                time.sleep(0.2)
+            wait_ready(f"http://127.0.0.1:{port}/readyz", timeout=max(1.0, deadline - time.perf_counter()))
             return alive, time.perf_counter() - t
 
         def first_lists(slug: str) -> tuple[list[float], float | None]:

@@ -34,7 +34,8 @@ from pathlib import Path
 
 import urllib3
 
-from harness import NO_RATE_LIMITS, api_caller, ensure_wrk, insert_posts, machine, process_tree, rss_mb, start_ceiling, wait_up, wrk
+from harness import (NO_RATE_LIMITS, api_caller, ensure_wrk, insert_posts, machine, process_tree, rss_mb, start_ceiling,
+                     wait_ready, wait_up, wrk)
 from posts_bench import generated_post
 
 READS = {
@@ -164,16 +165,8 @@ def main() -> None:
         port = stack.service_ports["posts"]
         wait_up(f"http://127.0.0.1:{port}/healthz", timeout=60)
         healthy = time.perf_counter() - started
-        # Ready (in rotation): its workers built the indexes recorded as slow to build. A probe
-        # reaches one worker; ten answers in a row stand for all of them.
-        in_a_row = 0
-        while in_a_row < 10:
-            try:
-                ready = urllib3.request("GET", f"http://127.0.0.1:{port}/readyz", timeout=5, retries=False).status == 200
-            except urllib3.exceptions.HTTPError:
-                ready = False  # accepted, not answering yet
-            in_a_row = in_a_row + 1 if ready else 0
-            time.sleep(0.05 if ready else 0.2)
+        # Ready (in rotation): its workers built the indexes recorded as slow to build.
+        wait_ready(f"http://127.0.0.1:{port}/readyz", in_a_row=10)
         up = time.perf_counter() - started
         first_reads = []
         for _ in range(20):
