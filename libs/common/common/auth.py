@@ -61,6 +61,11 @@ ADMIN = "admin"  # the operator (FEEDBACK_ADMIN_TOKEN): creates workspaces, acts
 # API key roles: a manager key makes a manager; a write key an identified end user (an agent:
 # it submits, votes and comments as itself); a read key the same end user, reading only.
 MANAGER_KEY, WRITE_KEY, READ_KEY = "manager", "write", "read"
+# A signed-in team member's role in its workspace (people service): an owner also manages members.
+OWNER, MEMBER_MANAGER = "owner", "manager"
+# What a signed-in person's ``user_id`` starts with (``person:<id>``), beside ``sso:`` (an SSO
+# token without an email), ``agent:`` (a scoped API key) and ``anon:`` (an anonymous visitor).
+PERSON_PREFIX = "person:"
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class Caller:
     email: str | None = None
     avatar_url: str | None = None
     key_id: str | None = None  # API key id (managers, and agents with a scoped key)
-    role: str | None = None  # an API key's role: manager, write or read (the gateway enforces read)
+    role: str | None = None  # an API key's role (manager, write, read: the gateway enforces read), or a member's (owner, manager)
 
     def is_manager_of(self, slug: str) -> bool:
         return self.kind == ADMIN or (self.kind == MANAGER and self.workspace == slug)
@@ -161,6 +166,21 @@ def signed_headers(secret: str, service: str, method: str, path: str, query: str
         NONCE_HEADER: nonce,
         SIGNATURE_HEADER: sign(secret, service, method, path, query, body or b"", header, timestamp, nonce, covered_digest(headers)),
     }
+
+
+def actor(caller: Caller) -> dict | None:
+    """Who did something, as events, webhook payloads and the audit log name them: ``{id, name}``
+    of a signed-in person (``person:<id>``), of an API key (``key:<id>``, its name) or of the
+    operator; None for an anonymous caller."""
+    if caller.kind == ADMIN:
+        return {"id": "operator", "name": "Operator"}
+    if caller.user_id and caller.user_id.startswith(PERSON_PREFIX):
+        return {"id": caller.user_id, "name": caller.name or caller.email or "Someone"}
+    if caller.key_id:
+        return {"id": f"key:{caller.key_id}", "name": caller.name or "API key"}
+    if caller.kind == ANONYMOUS or not caller.user_id:
+        return None
+    return {"id": caller.user_id, "name": caller.name or "Someone"}
 
 
 def require_manager(caller: Caller, slug: str) -> None:
