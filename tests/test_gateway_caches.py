@@ -74,17 +74,20 @@ def test_custom_domain_answers_none_included_last_host_cache_seconds_and_failure
 
 
 class CountedAuthenticator(Authenticator):
-    """An authenticator whose owner knows every key starting with "good-" (and no other)."""
+    """An authenticator whose owner knows every key starting with "good-" and every session
+    starting with "fbs_" (a verdict it says not to cache), and no other."""
 
     def __init__(self):
-        super().__init__(Settings(), None, "workspaces", "/internal/identity", gateway_secret="g" * 32)
+        super().__init__(Settings(), None, "people", "/internal/identity", gateway_secret="g" * 32)
         self.asked: list[str] = []
 
     def _ask(self, slug, api_key, user_token):
         self.asked.append(api_key)
         if api_key.startswith("good-"):
-            return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id=api_key)
-        return Refusal(Forbidden, "unknown API key")
+            return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id=api_key), True
+        if api_key.startswith("fbs_"):
+            return auth.Caller(kind=auth.MANAGER, workspace=slug, user_id="person:1", session_id=api_key), False
+        return Refusal(Forbidden, "unknown API key"), True
 
 
 def present(authenticator: Authenticator, key: str):
@@ -105,3 +108,10 @@ def test_verdicts_past_the_bound_keep_the_recent_ones_and_refusals_are_cached():
         with pytest.raises(Forbidden):
             present(authenticator, "bad-key")
     assert authenticator.asked == ["bad-key"], "a refusal is cached: a bad key cannot hammer the owner"
+
+
+def test_a_verdict_said_not_cacheable_is_asked_for_every_request():
+    authenticator = CountedAuthenticator()
+    for _ in range(3):
+        assert present(authenticator, "fbs_session").session_id == "fbs_session"
+    assert authenticator.asked == ["fbs_session"] * 3, "a session is checked on every request (it may end at any moment)"

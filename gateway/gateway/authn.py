@@ -10,9 +10,12 @@ Credentials (documented in the README and the OpenAPI document):
   the client keeps) or, failing that, by its address (X-Forwarded-For only from a trusted
   proxy) and user agent.
 
-The workspaces service owns keys and SSO secrets, so the gateway asks it (the plugin
-that declares ``identity_path``) and caches the verdict for AUTH_CACHE_SECONDS: a revoked
-key keeps working for at most that long.
+- ``Authorization: Bearer <session token>``: a person signed in (a team member or an end user).
+
+The gateway asks the plugin that declares ``identity_path`` (the people service) and caches
+the verdict for AUTH_CACHE_SECONDS, unless the answer says ``"cacheable": false``: a revoked
+key keeps working for at most that long, while a session (whose member may be removed, or
+sign out, at any moment) is asked about on every request.
 """
 
 from __future__ import annotations
@@ -80,32 +83,35 @@ class Authenticator:
         if slug is None and (user_token or not bearer):
             # A user token is only ever checked against the workspace a request is for.
             raise Forbidden("this operation is restricted to the platform operator")
-        caller = self._cached((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
+        caller = self._verdict((slug, bearer, user_token), lambda: self._ask(slug, bearer, user_token))
         if slug is not None and caller.key_id and caller.workspace != slug:  # manager or scoped keys alike
             raise Forbidden("this API key belongs to another workspace")
         return caller
 
-    def _ask(self, slug: str | None, api_key: str | None, user_token: str | None):
+    def _ask(self, slug: str | None, api_key: str | None, user_token: str | None) -> tuple[auth.Caller | Refusal, bool]:
+        """The verdict on a credential, and whether it may be cached."""
         if self.identity_service is None:
             raise Unauthorized("no service can verify credentials")
         status, body = self.client.json(
             self.identity_service, "POST", self.identity_path, {"workspace": slug, "apiKey": api_key, "userToken": user_token}
         )
         if status == 200:
-            return auth.Caller(**body)
+            cacheable = body.pop("cacheable", True)
+            return auth.Caller(**body), cacheable is not False
         message = (body.get("error") if isinstance(body, dict) else None) or "authentication failed"
         if status not in REFUSALS:
             # The owner could not decide (e.g. its database is down): pass that on, uncached.
             raise (Unavailable if status == 503 else BadGateway)(f"cannot verify credentials now: {message}")
-        return Refusal(REFUSALS[status], message)
+        return Refusal(REFUSALS[status], message), True
 
-    def _cached(self, key: tuple, compute):
+    def _verdict(self, key: tuple, ask):
         with self._lock:
             value = self._cache.get(key)
         if value is None:
-            value = compute()
-            with self._lock:
-                self._cache[key] = value
+            value, cacheable = ask()
+            if cacheable:
+                with self._lock:
+                    self._cache[key] = value
         if isinstance(value, Refusal):
             raise value.error(value.message)  # refusals are cached too: a bad key cannot hammer the owner
         return value

@@ -77,6 +77,7 @@ class Caller:
     email: str | None = None
     avatar_url: str | None = None
     key_id: str | None = None  # API key id (managers, and agents with a scoped key)
+    session_id: str | None = None  # a signed-in visitor's session (people service): what signing out ends
     role: str | None = None  # an API key's role (manager, write, read: the gateway enforces read), or a member's (owner, manager)
 
     def is_manager_of(self, slug: str) -> bool:

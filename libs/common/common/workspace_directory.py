@@ -29,11 +29,19 @@ class WorkspaceDirectory:
 
     def require(self, slug: str) -> None:
         """Raise NotFound for an unknown workspace."""
-        if slug in self._known:
-            return
-        status, _ = self.client.json(OWNER, "GET", SNAPSHOT_PATH.format(slug=slug))
+        if slug not in self._known:
+            self.snapshot(slug)
+
+    def snapshot(self, slug: str) -> dict:
+        """What the workspaces service shares of ``slug`` (name, boards, statuses: no secrets);
+        NotFound for an unknown workspace."""
+        status, body = self.client.json(OWNER, "GET", SNAPSHOT_PATH.format(slug=slug))
         if status == 404:
             raise NotFound(f"workspace '{slug}' not found")
         if status != 200:
             raise Unavailable(f"cannot check workspace '{slug}' now: the workspaces service answered {status}")
         self._known.add(slug)
+        return body
+
+    def name(self, slug: str) -> str:
+        return self.snapshot(slug)["name"]

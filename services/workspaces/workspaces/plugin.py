@@ -33,9 +33,10 @@ ROUTES = [
     Route("/workspaces/{slug}/changelogs/{changelogId}", R + "ChangelogItem", ("GET", "PATCH")),
 ]
 
-IDENTITY_PATH = "/internal/identity"
+# Where the people service (the platform's identity check) asks about API keys and SSO tokens.
+CREDENTIALS_PATH = "/internal/credentials"
 INTERNAL_ROUTES = [
-    Route(IDENTITY_PATH, R + "Identity", ("POST",)),
+    Route(CREDENTIALS_PATH, R + "Identity", ("POST",)),
     Route("/internal/workspaces/{slug}/snapshot", R + "SnapshotItem", ("GET",)),
 ]
 
@@ -72,7 +73,6 @@ def register_service() -> ServiceSpec:
         consumers="workspaces.consumers:handlers",
         models="workspaces.models:MODELS",
         openapi="workspaces:openapi.yaml",
-        identity_path=IDENTITY_PATH,
         # Step 2 of a SECRETS_KEYS rotation, for every service's sealed fields (common.secretbox).
         commands={"reseal-secrets": "common.secretbox:reseal_command"},
     )

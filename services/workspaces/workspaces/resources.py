@@ -113,7 +113,8 @@ class ChangelogItem(Resource):
 
 
 class Identity(Resource):
-    """POST /internal/identity: the gateway asks who a credential belongs to."""
+    """POST /internal/credentials: the people service (the platform's identity check) asks who an API
+    key or an SSO token belongs to."""
 
     def on_post(self, req, resp):
         resp.media = self.service.identify(media(req))

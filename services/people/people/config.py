@@ -1,0 +1,29 @@
+"""The people service's settings, read once from the environment (see docs/services/people.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from common.config import Settings, from_env, load, positive
+
+
+@dataclass(frozen=True)
+class PeopleConfig:
+    # A session ends after this long without a request (idle), and this long after sign-in
+    # whatever happens (absolute). Seconds.
+    session_idle_seconds: int = from_env("PEOPLE_SESSION_IDLE_SECONDS", 14 * 24 * 3600, positive(int))
+    session_max_seconds: int = from_env("PEOPLE_SESSION_MAX_SECONDS", 30 * 24 * 3600, positive(int))
+    # A sign-in link works once, for this long; an invitation link once, for this long.
+    link_seconds: int = from_env("PEOPLE_LINK_SECONDS", 15 * 60, positive(int))
+    invitation_seconds: int = from_env("PEOPLE_INVITATION_SECONDS", 7 * 24 * 3600, positive(int))
+    # Sign-in links one address may be sent per window (the gateway limits each client too).
+    links_per_address: int = from_env("PEOPLE_LINKS_PER_ADDRESS", 5, positive(int))
+    links_window_seconds: int = from_env("PEOPLE_LINKS_WINDOW_SECONDS", 15 * 60, positive(int))
+    # The platform's public address: links in mail, and the origin passkeys and OpenID Connect
+    # redirects are bound to (besides a workspace's verified custom domain).
+    public_base_url: str = "http://127.0.0.1:8080"
+
+
+def load_config(settings: Settings, environ: Mapping[str, str] | None = None) -> PeopleConfig:
+    return load(PeopleConfig, environ, public_base_url=settings.public_base_url)

@@ -1,0 +1,52 @@
+"""What the people service owns, publishes and consumes."""
+
+from common.validation import ID, TEXT, TIMESTAMP, nullable, shape
+
+TOPIC = "feedback.people"
+CONSUMES = ("feedback.workspaces",)
+
+MEMBER_JOINED = "member.joined"
+MEMBER_ROLE_CHANGED = "member.role_changed"
+MEMBER_REMOVED = "member.removed"
+
+ACTOR = nullable(shape({"id": TEXT, "name": TEXT}))
+MEMBER = shape(
+    {
+        "person": shape({"id": ID, "email": TEXT, "name": TEXT}),
+        "role": TEXT,
+        "actor": ACTOR,
+        "at": TIMESTAMP,
+    }
+)
+
+# Every event on feedback.people and the JSON schema of its ``data``.
+EVENTS = {
+    MEMBER_JOINED: MEMBER,
+    MEMBER_ROLE_CHANGED: MEMBER,
+    MEMBER_REMOVED: MEMBER,
+}
+
+# A team member's roles: an owner manages members too; the last owner stays.
+ROLES = ("owner", "manager")
+
+# Sign-in methods a workspace may offer its end users (team members may use any).
+METHODS = ("email", "oidc", "passkey")
+DEFAULT_END_USER_METHODS = ("email", "passkey")
+
+# A session token says what it is, so the identity check knows it without a lookup elsewhere.
+SESSION_PREFIX = "fbs_"
+TOKEN_BYTES = 32  # of every secret this service hands out: session tokens, links, invitations
+
+# Audit log entry types (what the log records).
+AUDIT_TYPES = (
+    "sign_in", "sign_out", "sign_out_everywhere", "invitation.created", "invitation.revoked",
+    "invitation.accepted", "member.role_changed", "member.removed", "api_key.created", "api_key.revoked",
+    "settings.changed", "sign_in_settings.changed", "passkey.registered", "passkey.removed",
+)
+# Events of other services the audit log keeps, by the entry type it records them as.
+AUDITED_EVENTS = {
+    "api_key.created": "api_key.created",
+    "api_key.revoked": "api_key.revoked",
+    "workspace.settings_changed": "settings.changed",
+}
+AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page

@@ -1,0 +1,151 @@
+"""The people service's collections, declared with mongoengine (fields, defaults, indexes).
+
+New documents are built from these models (``common.db.new_document``); the repository reads
+and writes them through pymongo (transactions, atomic claims of single-use links).
+
+Secrets are never stored: a session token, a sign-in link and an invitation are kept as the
+SHA-256 of the random value handed out (``people.tokens``), so a copy of the database signs
+nobody in.
+"""
+
+from mongoengine import DateTimeField, DictField, Document, IntField, ListField, ObjectIdField, StringField
+
+ALIAS = "people"
+
+
+class Person(Document):
+    """Someone with an account: one verified email address, across workspaces."""
+
+    email = StringField(required=True)  # lower case; verified (a link reached it, or an identity provider or SSO token vouched)
+    name = StringField(required=True)
+    avatarUrl = StringField(null=True)
+    createdAt = DateTimeField(required=True)
+    updatedAt = DateTimeField(required=True)
+    COLLECTION = "persons"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [{"fields": ["email"], "unique": True}]}
+
+
+class Membership(Document):
+    """A person on a workspace's team; end users have none."""
+
+    workspace = StringField(required=True)
+    personId = ObjectIdField(required=True)
+    role = StringField(required=True)  # contract.ROLES
+    joinedAt = DateTimeField(required=True)
+    COLLECTION = "memberships"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [{"fields": ["workspace", "personId"], "unique": True}, ("personId",), ("workspace", "role")],
+    }
+
+
+class Team(Document):
+    """One per workspace with members: every change of its members writes it, so two changes
+    at once conflict and one retries (the last owner cannot be removed by two owners at once)."""
+
+    slug = StringField(primary_key=True)
+    version = IntField(default=0)
+    COLLECTION = "teams"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+class Invitation(Document):
+    workspace = StringField(required=True)
+    email = StringField(required=True)
+    role = StringField(required=True)
+    tokenHash = StringField(required=True)
+    invitedBy = DictField(null=True)  # the actor ({id, name})
+    createdAt = DateTimeField(required=True)
+    expiresAt = DateTimeField(required=True)  # deleted a day after (TTL), accepted or not
+    acceptedAt = DateTimeField(null=True)
+    COLLECTION = "invitations"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [
+            {"fields": ["tokenHash"], "unique": True},
+            ("workspace", "email"),
+            {"fields": ["expiresAt"], "expireAfterSeconds": 24 * 3600},
+        ],
+    }
+
+
+class SignInLink(Document):
+    """An emailed sign-in link, by the hash of its token."""
+
+    tokenHash = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    email = StringField(required=True)
+    next = StringField(null=True)
+    createdAt = DateTimeField(required=True)
+    expiresAt = DateTimeField(required=True)
+    usedAt = DateTimeField(null=True)
+    COLLECTION = "sign_in_links"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [{"fields": ["expiresAt"], "expireAfterSeconds": 3600}],
+    }
+
+
+class LinkRequest(Document):
+    """One request for a sign-in link, kept for the per-address limit's window, whether or not
+    a link was sent (known and unknown addresses count alike)."""
+
+    email = StringField(required=True)
+    at = DateTimeField(required=True)
+    expiresAt = DateTimeField(required=True)
+    COLLECTION = "link_requests"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [("email", "at"), {"fields": ["expiresAt"], "expireAfterSeconds": 0}],
+    }
+
+
+class Session(Document):
+    """A signed-in visitor of one workspace, by the hash of its token. A person's session, or
+    (an SSO token without an email) a user the workspace's own app vouched for."""
+
+    tokenHash = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    personId = ObjectIdField(null=True)
+    userId = StringField(required=True)  # person:<id>, or sso:<id>
+    name = StringField(null=True)
+    email = StringField(null=True)
+    avatarUrl = StringField(null=True)
+    role = StringField(null=True)  # the member's role when it began; None: an end user
+    method = StringField(required=True)  # how it was signed in: email, invitation, oidc, passkey, sso
+    createdAt = DateTimeField(required=True)
+    lastSeenAt = DateTimeField(required=True)
+    expiresAt = DateTimeField(required=True)  # absolute expiry (TTL)
+    COLLECTION = "sessions"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [("personId", "workspace"), {"fields": ["expiresAt"], "expireAfterSeconds": 0}],
+    }
+
+
+class SignInSettings(Document):
+    """How a workspace's end users may sign in (team members may use every method)."""
+
+    slug = StringField(primary_key=True)
+    endUserMethods = ListField(StringField())
+    updatedAt = DateTimeField()
+    COLLECTION = "sign_in_settings"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+class AuditEntry(Document):
+    workspace = StringField(required=True)
+    type = StringField(required=True)  # contract.AUDIT_TYPES
+    actor = DictField(null=True)  # {id, name}; None: the visitor was not yet signed in
+    data = DictField()
+    at = DateTimeField(required=True)
+    COLLECTION = "audit_log"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [("workspace", "-at")]}
+
+
+MODELS = (Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry)

@@ -1,0 +1,105 @@
+"""The people plugin: persons, team members, sessions, sign-in, the audit log.
+
+It declares the platform's ``identity_path``: the gateway asks it who every credential belongs
+to (sessions are its own; API keys and SSO tokens it asks the workspaces service about).
+Declarative: the gateway and ``feedback init`` read this spec without importing the service's
+code, so ``create_context`` imports what it wires when it is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from common.config import Settings
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+from people import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from common.mail import MailQueue
+
+    from people.config import PeopleConfig
+    from people.service import PeopleService
+
+R = "people.resources:"
+W = "/workspaces/{slug}"
+WRITE = {"POST": "write"}
+ROUTES = [
+    Route("/me", R + "Me", ("GET", "PATCH")),
+    Route("/me/sign-out", R + "SignOut", ("POST",)),
+    Route("/me/sign-out-everywhere", R + "SignOutEverywhere", ("POST",)),
+    Route(W + "/sessions", R + "Sessions", ("POST",), limits=WRITE),
+    Route(W + "/sign-in/email", R + "EmailLink", ("POST",), limits=WRITE),
+    Route(W + "/sign-in/email/redeem", R + "EmailLinkRedeem", ("POST",), limits=WRITE),
+    Route(W + "/sign-in-settings", R + "SignInSettings", ("GET", "PATCH")),
+    Route(W + "/members", R + "Members", ("GET", "POST"), limits=WRITE),
+    Route(W + "/members/{personId}", R + "Member", ("PATCH", "DELETE")),
+    Route(W + "/invitations", R + "Invitations", ("GET",)),
+    Route(W + "/invitations/accept", R + "InvitationAccept", ("POST",), limits=WRITE),
+    Route(W + "/invitations/{invitationId}", R + "Invitation", ("DELETE",)),
+    Route(W + "/audit-log", R + "AuditLog", ("GET",)),
+]
+
+IDENTITY_PATH = "/internal/identity"
+INTERNAL_ROUTES = [Route(IDENTITY_PATH, R + "Identity", ("POST",))]
+
+
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: PeopleConfig
+    service: PeopleService
+    mail_queue: MailQueue  # the mailer worker sends it
+
+
+def create_context(settings: Settings) -> Context:
+    from cachetools import TTLCache, cached
+
+    from common.db import Store
+    from common.internal import InternalClient
+    from common.mail import MailQueue
+    from common.plugins import load_services, sole
+    from common.workspace_directory import WorkspaceDirectory
+    from people.config import load_config
+    from people.mail import Letters
+    from people.models import ALIAS
+    from people.repository import PeopleRepository
+    from people.service import PeopleService
+
+    config = load_config(settings)
+    store = Store(settings, ALIAS)
+    client = InternalClient(settings, timeout=5)
+    workspaces = WorkspaceDirectory(client)
+    resolver = sole(load_services(), "host_resolver_path")
+
+    @cached(TTLCache(maxsize=10_000, ttl=60))
+    def workspace_of_host(host: str) -> str | None:
+        """The workspace whose verified custom domain ``host`` is (asked of the domains
+        service; answers kept a minute)."""
+        if resolver is None:
+            return None
+        status, body = client.json(resolver[0], "GET", resolver[1], params={"host": host})
+        return body.get("slug") if status == 200 and isinstance(body, dict) else None
+
+    mail_queue = MailQueue(store.db["mail"])
+    letters = Letters(mail_queue, workspaces.name)
+    service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, letters, config)
+    return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue)
+
+
+@hookimpl
+def register_service() -> ServiceSpec:
+    return ServiceSpec(
+        name="people",
+        context="people.plugin:create_context",
+        routes=ROUTES,
+        internal_routes=INTERNAL_ROUTES,
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
+        consumes=contract.CONSUMES,
+        consumers="people.consumers:handlers",
+        models="people.models:MODELS",
+        workers={"mailer": "people.workers:send_mail"},
+        openapi="people:openapi.yaml",
+        identity_path=IDENTITY_PATH,
+        commands={"invite": "people.cli:invite"},
+    )

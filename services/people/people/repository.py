@@ -1,0 +1,194 @@
+"""Every database command and outbox write of the people service.
+
+The service decides; this module knows where persons, members, links, sessions and the audit
+log live. A change of a team and its event (and its audit entry) commit together: the service
+runs its work in :meth:`transaction` and passes the session down.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bson import ObjectId
+from pymongo import ReturnDocument
+from pymongo.client_session import ClientSession
+from pymongo.errors import DuplicateKeyError
+
+from common.db import Store, new_document
+from common.repository import Repository
+from people import contract
+from people.models import (
+    AuditEntry, Invitation, LinkRequest, Membership, Person, Session, SignInLink, SignInSettings, Team,
+)
+
+
+class PeopleRepository(Repository):
+    def __init__(self, store: Store):
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
+        self.persons = store.collection(Person)
+        self.memberships = store.collection(Membership)
+        self.teams = store.collection(Team)
+        self.invitations = store.collection(Invitation)
+        self.links = store.collection(SignInLink)
+        self.link_requests = store.collection(LinkRequest)
+        self.sessions = store.collection(Session)
+        self.settings = store.collection(SignInSettings)
+        self.audit = store.collection(AuditEntry)
+
+    # -- persons -----------------------------------------------------------------------------
+
+    def person(self, person_id: ObjectId, session: ClientSession | None = None) -> dict | None:
+        return self.persons.find_one({"_id": person_id}, session=session)
+
+    def person_by_email(self, email: str, session: ClientSession | None = None) -> dict | None:
+        return self.persons.find_one({"email": email}, session=session)
+
+    def persons_by_id(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
+        return {doc["_id"]: doc for doc in self.persons.find({"_id": {"$in": ids}})}
+
+    def person_for_email(self, email: str, name: str, avatar_url: str | None, at: datetime,
+                         session: ClientSession | None = None) -> dict:
+        """The person of ``email``, created with ``name`` the first time the address is seen.
+        Two first sign-ins at once make one person (the unique index; the loser reads it)."""
+        fresh = new_document(Person, email=email, name=name, avatarUrl=avatar_url, createdAt=at, updatedAt=at)
+        try:
+            return self.persons.find_one_and_update(
+                {"email": email}, {"$setOnInsert": fresh}, upsert=True, return_document=ReturnDocument.AFTER, session=session,
+            )
+        except DuplicateKeyError:
+            return self.persons.find_one({"email": email}, session=session)
+
+    def update_person(self, person_id: ObjectId, fields: dict, at: datetime) -> dict | None:
+        doc = self.persons.find_one_and_update(
+            {"_id": person_id}, {"$set": {**fields, "updatedAt": at}}, return_document=ReturnDocument.AFTER,
+        )
+        if doc is not None:  # what live sessions show of their person
+            shown = {k: v for k, v in fields.items() if k in ("name", "avatarUrl")}
+            self.sessions.update_many({"personId": person_id}, {"$set": shown})
+        return doc
+
+    # -- members -----------------------------------------------------------------------------
+
+    def membership(self, slug: str, person_id: ObjectId, session: ClientSession | None = None) -> dict | None:
+        return self.memberships.find_one({"workspace": slug, "personId": person_id}, session=session)
+
+    def members(self, slug: str, limit: int) -> list[dict]:
+        return list(self.memberships.find({"workspace": slug}).sort([("joinedAt", 1), ("_id", 1)]).limit(limit))
+
+    def owner_count(self, session: ClientSession, slug: str) -> int:
+        return self.memberships.count_documents({"workspace": slug, "role": "owner"}, session=session)
+
+    def touch_team(self, session: ClientSession, slug: str) -> None:
+        """Write the team's document, so concurrent changes of one team conflict (``Team``)."""
+        self.teams.update_one({"_id": slug}, {"$inc": {"version": 1}}, upsert=True, session=session)
+
+    def add_member(self, session: ClientSession, slug: str, person_id: ObjectId, role: str, at: datetime) -> dict:
+        """The person's membership with ``role`` (a member already keeps the higher of both)."""
+        current = self.membership(slug, person_id, session)
+        if current is not None:
+            if current["role"] != "owner" and role == "owner":
+                self.memberships.update_one({"_id": current["_id"]}, {"$set": {"role": role}}, session=session)
+                current["role"] = role
+            return current
+        doc = new_document(Membership, workspace=slug, personId=person_id, role=role, joinedAt=at)
+        self.memberships.insert_one(doc, session=session)
+        return doc
+
+    def set_role(self, session: ClientSession, slug: str, person_id: ObjectId, role: str) -> None:
+        self.memberships.update_one({"workspace": slug, "personId": person_id}, {"$set": {"role": role}}, session=session)
+
+    def remove_member(self, session: ClientSession, slug: str, person_id: ObjectId) -> None:
+        self.memberships.delete_one({"workspace": slug, "personId": person_id}, session=session)
+
+    # -- invitations -------------------------------------------------------------------------
+
+    def invite(self, session: ClientSession, fields: dict) -> dict:
+        """Store an invitation; a pending one of the same address and workspace is replaced
+        (its link stops working)."""
+        self.invitations.delete_many(
+            {"workspace": fields["workspace"], "email": fields["email"], "acceptedAt": None}, session=session,
+        )
+        doc = new_document(Invitation, **fields)
+        self.invitations.insert_one(doc, session=session)
+        return doc
+
+    def pending_invitations(self, slug: str, at: datetime) -> list[dict]:
+        return list(self.invitations.find({"workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}}).sort("createdAt", 1))
+
+    def revoke_invitation(self, session: ClientSession, slug: str, invitation_id: ObjectId) -> dict | None:
+        return self.invitations.find_one_and_delete({"_id": invitation_id, "workspace": slug, "acceptedAt": None}, session=session)
+
+    def accept_invitation(self, session: ClientSession, token_hash: str, slug: str, at: datetime) -> dict | None:
+        """Spend the invitation of this token on this workspace, if it is live: once."""
+        return self.invitations.find_one_and_update(
+            {"tokenHash": token_hash, "workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}},
+            {"$set": {"acceptedAt": at}}, return_document=ReturnDocument.AFTER, session=session,
+        )
+
+    # -- sign-in links -----------------------------------------------------------------------
+
+    def count_link_requests(self, email: str, since: datetime) -> int:
+        return self.link_requests.count_documents({"email": email, "at": {"$gt": since}})
+
+    def record_link_request(self, email: str, at: datetime, expires_at: datetime) -> None:
+        self.link_requests.insert_one(new_document(LinkRequest, email=email, at=at, expiresAt=expires_at))
+
+    def add_link(self, fields: dict) -> None:
+        self.links.insert_one(new_document(SignInLink, **fields))
+
+    def spend_link(self, session: ClientSession, token_hash: str, slug: str, at: datetime) -> dict | None:
+        """The link of this token on this workspace, if live, marked used: once."""
+        return self.links.find_one_and_update(
+            {"_id": token_hash, "workspace": slug, "usedAt": None, "expiresAt": {"$gt": at}},
+            {"$set": {"usedAt": at}}, return_document=ReturnDocument.AFTER, session=session,
+        )
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def add_session(self, fields: dict, session: ClientSession | None = None) -> dict:
+        doc = new_document(Session, **fields)
+        self.sessions.insert_one(doc, session=session)
+        return doc
+
+    def session(self, token_hash: str) -> dict | None:
+        return self.sessions.find_one({"_id": token_hash})
+
+    def seen(self, token_hash: str, at: datetime) -> None:
+        self.sessions.update_one({"_id": token_hash}, {"$set": {"lastSeenAt": at}})
+
+    def end_session(self, token_hash: str) -> dict | None:
+        return self.sessions.find_one_and_delete({"_id": token_hash})
+
+    def end_sessions(self, person_id: ObjectId, slug: str | None = None, session: ClientSession | None = None) -> int:
+        """End a person's sessions on one workspace, or (``slug`` None) everywhere."""
+        query = {"personId": person_id} if slug is None else {"personId": person_id, "workspace": slug}
+        return self.sessions.delete_many(query, session=session).deleted_count
+
+    # -- sign-in settings --------------------------------------------------------------------
+
+    def sign_in_settings(self, slug: str) -> dict | None:
+        return self.settings.find_one({"_id": slug})
+
+    def set_sign_in_settings(self, session: ClientSession, slug: str, fields: dict, at: datetime) -> dict:
+        return self.settings.find_one_and_update(
+            {"_id": slug}, {"$set": {**fields, "updatedAt": at}}, upsert=True, return_document=ReturnDocument.AFTER,
+            session=session,
+        )
+
+    # -- the audit log -----------------------------------------------------------------------
+
+    def record(self, slug: str, type_: str, actor: dict | None, data: dict, at: datetime,
+               session: ClientSession | None = None, entry_id: ObjectId | None = None) -> None:
+        """One audit entry. ``entry_id``: a stable id (from the event it reports), so a
+        redelivered event is recorded once."""
+        doc = new_document(AuditEntry, workspace=slug, type=type_, actor=actor, data=data, at=at)
+        if entry_id is not None:
+            doc["_id"] = entry_id
+        try:
+            self.audit.insert_one(doc, session=session)
+        except DuplicateKeyError:
+            if entry_id is None:
+                raise
+
+    def audit_page(self, slug: str, limit: int, offset: int) -> list[dict]:
+        return list(self.audit.find({"workspace": slug}).sort([("at", -1), ("_id", -1)]).skip(offset).limit(limit))

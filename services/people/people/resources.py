@@ -1,0 +1,139 @@
+"""Falcon resources of the people service, one class per URI template: HTTP only.
+
+Each reads the path, query and body, calls the service (which checks who may, then what),
+and sets the media it returns.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from common.validation import media, page_params, param
+from people import schemas
+
+
+class Resource:
+    def __init__(self, context):
+        self.service = context.service
+
+
+class Me(Resource):
+    """GET / PATCH /v1/me: who is signed in."""
+
+    def on_get(self, req, resp):
+        resp.media = self.service.me(req.context.caller)
+
+    def on_patch(self, req, resp):
+        resp.media = self.service.update_me(req.context.caller, media(req))
+
+
+class SignOut(Resource):
+    """POST /v1/me/sign-out: end this session."""
+
+    def on_post(self, req, resp):
+        self.service.sign_out(req.context.caller)
+        resp.status = falcon.HTTP_204
+
+
+class SignOutEverywhere(Resource):
+    """POST /v1/me/sign-out-everywhere: end every session of the signed-in person."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.sign_out_everywhere(req.context.caller)
+
+
+class Sessions(Resource):
+    """POST /v1/workspaces/{slug}/sessions: a session for the user of an SSO token."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.session_from_token(req.context.caller, slug)
+        resp.status = falcon.HTTP_201
+
+
+class EmailLink(Resource):
+    """POST /v1/workspaces/{slug}/sign-in/email: mail a sign-in link."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.request_link(req.context.caller, slug, media(req))
+        resp.status = falcon.HTTP_202
+
+
+class EmailLinkRedeem(Resource):
+    """POST /v1/workspaces/{slug}/sign-in/email/redeem: the link's token for a session."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.redeem_link(slug, media(req))
+        resp.status = falcon.HTTP_201
+
+
+class SignInSettings(Resource):
+    """GET / PATCH /v1/workspaces/{slug}/sign-in-settings."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.sign_in_settings(slug)
+
+    def on_patch(self, req, resp, slug):
+        resp.media = self.service.update_sign_in_settings(req.context.caller, slug, media(req))
+
+
+class Members(Resource):
+    """GET / POST /v1/workspaces/{slug}/members: the team; invite someone."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.members(req.context.caller, slug, param(req, "limit", schemas.MEMBERS_PAGE))
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.invite(req.context.caller, slug, media(req))
+        resp.status = falcon.HTTP_201
+
+
+class Member(Resource):
+    """PATCH / DELETE /v1/workspaces/{slug}/members/{personId}."""
+
+    def on_patch(self, req, resp, slug, personId):
+        resp.media = self.service.change_role(req.context.caller, slug, personId, media(req))
+
+    def on_delete(self, req, resp, slug, personId):
+        self.service.remove(req.context.caller, slug, personId)
+        resp.status = falcon.HTTP_204
+
+
+class Invitations(Resource):
+    """GET /v1/workspaces/{slug}/invitations: the pending ones."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.invitations(req.context.caller, slug)
+
+
+class Invitation(Resource):
+    """DELETE /v1/workspaces/{slug}/invitations/{invitationId}: revoke it."""
+
+    def on_delete(self, req, resp, slug, invitationId):
+        self.service.revoke_invitation(req.context.caller, slug, invitationId)
+        resp.status = falcon.HTTP_204
+
+
+class InvitationAccept(Resource):
+    """POST /v1/workspaces/{slug}/invitations/accept: join the team and sign in."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.accept_invitation(slug, media(req))
+        resp.status = falcon.HTTP_201
+
+
+class AuditLog(Resource):
+    """GET /v1/workspaces/{slug}/audit-log."""
+
+    def on_get(self, req, resp, slug):
+        limit, offset = page_params(req, schemas.AUDIT_PAGE)
+        resp.media = self.service.audit_log(req.context.caller, slug, limit, offset)
+
+
+# -- internal (not routed by the gateway) -------------------------------------------------
+
+
+class Identity(Resource):
+    """POST /internal/identity: the gateway asks who a credential belongs to."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.identify(media(req))

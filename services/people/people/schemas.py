@@ -1,0 +1,30 @@
+"""Request bodies the people service accepts (JSON Schema, strict)."""
+
+from common.validation import array, choice, integer, obj, string
+from people.contract import AUDIT_LIMIT, METHODS, ROLES
+
+# An address as people type it: something@something.tld, no spaces; at most RFC 5321's 254.
+EMAIL = string(254, 3, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="an email address")
+TOKEN = string(200, 16, pattern=r"^[A-Za-z0-9_-]+$")
+NAME = string(100, 1, pattern=r"[^\s\x1c-\x1f]")
+URL = string(2000, 1, pattern=r"^https?://")
+# Where the site shows the visitor after signing in: a path of the board, nothing else (checked
+# again by the service against the workspace's own paths).
+NEXT = string(500, 1, pattern=r"^/")
+# The address the visitor's browser is on: the platform's public address, or the workspace's
+# verified custom domain (checked by the service).
+ORIGIN = string(300, 1, pattern=r"^https?://[^/?#]+$")
+
+INVITE = obj({"email": EMAIL, "role": choice(ROLES)}, required=("email", "role"))
+CHANGE_ROLE = obj({"role": choice(ROLES)}, required=("role",))
+REQUEST_LINK = obj({"email": EMAIL, "next": NEXT, "origin": ORIGIN}, required=("email",))
+REDEEM = obj({"token": TOKEN}, required=("token",))
+UPDATE_ME = obj({"name": NAME, "avatarUrl": {"anyOf": [URL, {"type": "null"}]}})
+SIGN_IN_SETTINGS = obj({"endUserMethods": {**array(choice(METHODS)), "uniqueItems": True}})
+AUDIT_PAGE = integer(1, AUDIT_LIMIT[1], AUDIT_LIMIT[0])
+MEMBERS_PAGE = integer(1, 500, 100)
+IDENTITY = obj(
+    {"workspace": {"type": ["string", "null"]}, "apiKey": {"type": ["string", "null"]},
+     "userToken": {"type": ["string", "null"]}},
+    required=("workspace",),
+)

@@ -1,0 +1,457 @@
+"""The people service's rules: who someone is, who may manage a team, how one signs in.
+
+Each public method checks who may (raising 401/403) before it validates the body, then decides
+and answers the API's shape. Sessions, links and invitations are bearer secrets: they are
+handed out once and stored hashed (``people.tokens``).
+
+Identity (``identify``): the gateway asks this service who a credential belongs to. A session
+token is looked up here, on every request (``cacheable`` false: a removed member or a signed-out
+session is refused at once). Any other credential (an API key, an SSO token) is the workspaces
+service's to check; an SSO token with an email becomes that address's person, so a token and an
+emailed link of one address are one person, with one vote. An SSO token never makes a team
+member: the customer's app vouches for its users, not for the team.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime, timedelta, timezone
+from urllib.parse import quote, urlencode, urlsplit
+
+from bson import ObjectId
+
+from common import auth
+from common.errors import BadGateway, BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unavailable
+from common.ids import iso, now, object_id
+from common.validation import check
+from people import contract, schemas, shapes, tokens
+from people.config import PeopleConfig
+from people.mail import Letters
+from people.repository import PeopleRepository
+
+log = logging.getLogger(__name__)
+
+# How often a session's last request is written (its idle expiry is this coarse): a write on
+# every request would cost more than the lookup it follows.
+SEEN_GRANULARITY = timedelta(minutes=1)
+REFUSALS = {400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound}
+# Where the workspaces service checks API keys and SSO tokens (the credentials it owns).
+CREDENTIALS_SERVICE = "workspaces"
+CREDENTIALS_PATH = "/internal/credentials"
+
+
+def normalize_email(value: str) -> str:
+    return value.strip().lower()
+
+
+def person_user_id(person_id: ObjectId) -> str:
+    return f"{auth.PERSON_PREFIX}{person_id}"
+
+
+def actor_of(person: dict) -> dict:
+    return {"id": person_user_id(person["_id"]), "name": person["name"]}
+
+
+class PeopleService:
+    def __init__(self, repo: PeopleRepository, workspaces, credentials, hosts, letters: Letters, config: PeopleConfig):
+        """``workspaces``: a ``WorkspaceDirectory``; ``credentials``: an ``InternalClient`` to the
+        workspaces service; ``hosts``: ``host -> slug | None`` of verified custom domains."""
+        self.repo = repo
+        self.workspaces = workspaces
+        self.credentials = credentials
+        self.hosts = hosts
+        self.letters = letters
+        self.config = config
+        self.public_origin = _origin(config.public_base_url)
+
+    # -- identity ----------------------------------------------------------------------------
+
+    def identify(self, body) -> dict:
+        """Who presents these credentials (internal: the gateway asks). ``cacheable`` says
+        whether the gateway may remember the answer for a while."""
+        fields = check(body, schemas.IDENTITY)
+        if tokens.is_session_token(fields.get("apiKey")):
+            return {**_caller_fields(self._session_caller(fields["apiKey"], fields["workspace"])), "cacheable": False}
+        status, answer = self.credentials.json(CREDENTIALS_SERVICE, "POST", CREDENTIALS_PATH, fields)
+        if status != 200:
+            message = (answer.get("error") if isinstance(answer, dict) else None) or "authentication failed"
+            if status in REFUSALS:
+                raise REFUSALS[status](message)
+            raise (Unavailable if status == 503 else BadGateway)(f"cannot verify credentials now: {message}")
+        caller = auth.Caller(**answer)
+        if caller.kind == auth.USER and caller.email and caller.user_id and caller.user_id.startswith("sso:"):
+            caller = self._sso_person(caller)
+        return {**_caller_fields(caller), "cacheable": True}
+
+    def _session_caller(self, token: str, slug: str | None) -> auth.Caller:
+        doc = self._live_session(token)
+        if slug is not None and doc["workspace"] != slug:
+            raise Forbidden("this session belongs to another workspace")
+        return auth.Caller(
+            kind=auth.MANAGER if doc.get("role") else auth.USER, workspace=doc["workspace"], user_id=doc["userId"],
+            name=doc.get("name"), email=doc.get("email"), avatar_url=doc.get("avatarUrl"), role=doc.get("role"),
+            session_id=doc["_id"],
+        )
+
+    def _live_session(self, token: str) -> dict:
+        at = now()
+        key = tokens.digest(token)
+        doc = self.repo.session(key)
+        if doc is not None and (_aware(doc["expiresAt"]) <= at
+                                or _aware(doc["lastSeenAt"]) + timedelta(seconds=self.config.session_idle_seconds) <= at):
+            self.repo.end_session(key)  # the TTL index would, later
+            doc = None
+        if doc is None:
+            raise Unauthorized("this session has ended; sign in again")
+        if at - _aware(doc["lastSeenAt"]) >= SEEN_GRANULARITY:
+            self.repo.seen(key, at)
+        return doc
+
+    def _sso_person(self, caller: auth.Caller) -> auth.Caller:
+        email = normalize_email(caller.email)
+        person = self.repo.person_by_email(email) or self.repo.person_for_email(
+            email, caller.name or email.split("@")[0], caller.avatar_url, now(),
+        )
+        return auth.Caller(kind=auth.USER, workspace=caller.workspace, user_id=person_user_id(person["_id"]),
+                           name=caller.name or person["name"], email=email,
+                           avatar_url=caller.avatar_url or person.get("avatarUrl"))
+
+    # -- who is signed in --------------------------------------------------------------------
+
+    def me(self, caller: auth.Caller) -> dict:
+        person = self._person_of(caller)
+        return {
+            "id": caller.user_id, "person": shapes.person(person) if person else None, "workspace": caller.workspace,
+            "role": caller.role if caller.kind == auth.MANAGER and caller.session_id else None,
+            "name": caller.name, "email": caller.email, "avatarUrl": caller.avatar_url,
+        }
+
+    def _person_of(self, caller: auth.Caller) -> dict | None:
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("nobody is signed in")
+        if not (caller.user_id or "").startswith(auth.PERSON_PREFIX):
+            if caller.user_id and caller.user_id.startswith("sso:"):
+                return None  # an SSO user without an email: a user, not a person
+            raise Forbidden("only a signed-in person (not an API key or the operator) has a profile")
+        return self.repo.person(ObjectId(caller.user_id[len(auth.PERSON_PREFIX):]))
+
+    def update_me(self, caller: auth.Caller, body) -> dict:
+        person = self._person_of(caller)
+        if person is None:
+            raise Forbidden("only a person with an email address has a profile to change")
+        fields = check(body, schemas.UPDATE_ME)
+        if "name" in fields:
+            fields["name"] = fields["name"].strip()
+        self.repo.update_person(person["_id"], fields, now())
+        return self.me(auth.Caller(**{**_caller_fields(caller), "name": fields.get("name", caller.name),
+                                      "avatar_url": fields.get("avatarUrl", caller.avatar_url)}))
+
+    def sign_out(self, caller: auth.Caller) -> None:
+        if not caller.session_id:
+            raise BadRequest("this request was not made with a session")
+        ended = self.repo.end_session(caller.session_id)
+        if ended is not None:
+            self.repo.record(ended["workspace"], "sign_out", _actor_of_session(ended), {}, now())
+
+    def sign_out_everywhere(self, caller: auth.Caller) -> dict:
+        """End every session of the signed-in person, on every workspace."""
+        person = self._person_of(caller)
+        if person is None or not caller.session_id:
+            raise BadRequest("only a person signed in with a session can sign out everywhere")
+        ended = self.repo.end_sessions(person["_id"])
+        self.repo.record(caller.workspace, "sign_out_everywhere", actor_of(person), {"sessions": ended}, now())
+        return {"ended": ended}
+
+    # -- sessions from an SSO token ----------------------------------------------------------
+
+    def session_from_token(self, caller: auth.Caller, slug: str) -> dict:
+        """A session for the user an SSO token (``X-Feedback-User``) names: the board site keeps
+        the session, not the token. Always an end user's session."""
+        if caller.kind != auth.USER or caller.key_id or caller.session_id or caller.workspace != slug:
+            raise Forbidden("a session is made from a user token (X-Feedback-User) of this workspace")
+        person = self._person_of(caller) if caller.user_id.startswith(auth.PERSON_PREFIX) else None
+        return self._start(slug, person, None, "sso", user=caller)
+
+    def _start(self, slug: str, person: dict | None, role: str | None, method: str, session=None,
+               user: auth.Caller | None = None) -> dict:
+        at = now()
+        token = tokens.new_session_token()
+        who = {"personId": person["_id"], "userId": person_user_id(person["_id"]), "name": person["name"],
+               "email": person["email"], "avatarUrl": person.get("avatarUrl")} if person else {
+            "personId": None, "userId": user.user_id, "name": user.name, "email": user.email, "avatarUrl": user.avatar_url}
+        doc = self.repo.add_session({
+            "tokenHash": tokens.digest(token), "workspace": slug, **who, "role": role, "method": method,
+            "createdAt": at, "lastSeenAt": at, "expiresAt": at + timedelta(seconds=self.config.session_max_seconds),
+        }, session)
+        actor = {"id": who["userId"], "name": who["name"] or "Someone"}
+        self.repo.record(slug, "sign_in", actor, {"method": method, "role": role}, at, session)
+        return shapes.session(token, doc)
+
+    # -- email links -------------------------------------------------------------------------
+
+    def request_link(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Mail a sign-in link if this address may sign in here. The answer is the same whether
+        or not it may (nobody learns who has an account); asking too often is refused for every
+        address alike."""
+        fields = check(body, schemas.REQUEST_LINK)
+        self.workspaces.require(slug)
+        email = normalize_email(fields["email"])
+        origin = self.origin(slug, fields.get("origin"))
+        at = now()
+        window = timedelta(seconds=self.config.links_window_seconds)
+        if self.repo.count_link_requests(email, at - window) >= self.config.links_per_address:
+            raise TooManyRequests(
+                f"too many sign-in links were asked for this address; try again in {self.config.links_window_seconds // 60} minutes",
+                headers={"Retry-After": str(self.config.links_window_seconds)},
+            )
+        self.repo.record_link_request(email, at, at + window)
+        person = self.repo.person_by_email(email)
+        member = person is not None and self.repo.membership(slug, person["_id"]) is not None
+        if member or "email" in self.end_user_methods(slug):
+            token = tokens.new_token()
+            next_path = self._next(slug, fields.get("next"))
+            self.repo.add_link({"tokenHash": tokens.digest(token), "workspace": slug, "email": email, "next": next_path,
+                                "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.link_seconds)})
+            query = {"token": token, **({"next": next_path} if next_path else {})}
+            link = self.site_url(origin, slug, "/sign-in/email?" + urlencode(query))
+            self.letters.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token))
+        return {"status": "sent", "message": "If this address may sign in here, a link is on its way. It works once."}
+
+    def redeem_link(self, slug: str, body) -> dict:
+        token = check(body, schemas.REDEEM)["token"]
+
+        def work(session):
+            link = self.repo.spend_link(session, tokens.digest(token), slug, now())
+            if link is None:
+                raise BadRequest("this sign-in link is not valid here, was used already or has expired; ask for a new one")
+            person = self.repo.person_for_email(link["email"], link["email"].split("@")[0], None, now(), session)
+            membership = self.repo.membership(slug, person["_id"], session)
+            started = self._start(slug, person, membership["role"] if membership else None, "email", session)
+            return {**started, "next": link.get("next")}
+
+        return self.repo.transaction(work)
+
+    # -- team members ------------------------------------------------------------------------
+
+    def _require_owner(self, caller: auth.Caller, slug: str) -> None:
+        """The operator, a manager API key of ``slug`` (a script bootstraps a team with one) or an
+        owner signed in: 401/403 for anyone else, 404 for an unknown workspace."""
+        self.workspaces.require_manager(caller, slug)
+        if caller.kind == auth.ADMIN or caller.key_id:
+            return
+        person = self._person_of(caller)
+        membership = self.repo.membership(slug, person["_id"]) if person else None
+        if membership is None or membership["role"] != "owner":
+            raise Forbidden("only an owner of this workspace can manage its members")
+
+    def members(self, caller: auth.Caller, slug: str, limit: int) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        memberships = self.repo.members(slug, limit)
+        persons = self.repo.persons_by_id([m["personId"] for m in memberships])
+        return {"items": [shapes.member(m, persons[m["personId"]]) for m in memberships if m["personId"] in persons]}
+
+    def invite(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Invite an address to the team: a single-use link, mailed, valid
+        ``invitation_seconds``. The inviter sees the link too (they could invite themselves:
+        it gives them nothing), so a script or ``feedback invite`` can hand it over."""
+        self._require_owner(caller, slug)
+        fields = check(body, schemas.INVITE)
+        email, role = normalize_email(fields["email"]), fields["role"]
+        person = self.repo.person_by_email(email)
+        if person is not None and self.repo.membership(slug, person["_id"]) is not None:
+            raise Conflict(f"{email} is a member of this workspace already (change their role instead)")
+        token = tokens.new_token()
+        at = now()
+        actor = auth.actor(caller)
+
+        def work(session):
+            doc = self.repo.invite(session, {
+                "workspace": slug, "email": email, "role": role, "tokenHash": tokens.digest(token), "invitedBy": actor,
+                "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.invitation_seconds),
+            })
+            self.repo.record(slug, "invitation.created", actor, {"email": email, "role": role}, at, session)
+            return doc
+
+        doc = self.repo.transaction(work)
+        link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
+        self.letters.invitation(slug, email, role, actor["name"] if actor else None, link,
+                                self.config.invitation_seconds // 86400, key=str(doc["_id"]))
+        return {**shapes.invitation(doc), "link": link}
+
+    def invitations(self, caller: auth.Caller, slug: str) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        return {"items": [shapes.invitation(d) for d in self.repo.pending_invitations(slug, now())]}
+
+    def revoke_invitation(self, caller: auth.Caller, slug: str, invitation_id: str) -> None:
+        self._require_owner(caller, slug)
+        oid = object_id(invitation_id, "invitation")
+
+        def work(session):
+            doc = self.repo.revoke_invitation(session, slug, oid)
+            if doc is None:
+                raise NotFound(f"no pending invitation {invitation_id}")
+            self.repo.record(slug, "invitation.revoked", auth.actor(caller), {"email": doc["email"]}, now(), session)
+
+        self.repo.transaction(work)
+
+    def accept_invitation(self, slug: str, body) -> dict:
+        """Join the team with the invitation's role and sign in: the link reached the address,
+        which proves it."""
+        token = check(body, schemas.REDEEM)["token"]
+
+        def work(session):
+            at = now()
+            invitation = self.repo.accept_invitation(session, tokens.digest(token), slug, at)
+            if invitation is None:
+                raise BadRequest("this invitation is not valid here, was used already or has expired; ask for a new one")
+            person = self.repo.person_for_email(invitation["email"], invitation["email"].split("@")[0], None, at, session)
+            self.repo.touch_team(session, slug)
+            membership = self.repo.add_member(session, slug, person["_id"], invitation["role"], at)
+            actor = actor_of(person)
+            self.repo.record(slug, "invitation.accepted", actor, {"email": person["email"], "role": membership["role"]}, at, session)
+            self._event(session, slug, contract.MEMBER_JOINED, person, membership["role"], actor, at)
+            return self._start(slug, person, membership["role"], "invitation", session)
+
+        return self.repo.transaction(work, hot_key=f"team:{slug}")
+
+    def change_role(self, caller: auth.Caller, slug: str, person_id: str, body) -> dict:
+        """A role change ends the member's sessions here: they sign in again with the new role
+        (a session never outlives the rights it was opened with)."""
+        self._require_owner(caller, slug)
+        role = check(body, schemas.CHANGE_ROLE)["role"]
+        oid = object_id(person_id, "member")
+
+        def work(session):
+            at = now()
+            self.repo.touch_team(session, slug)
+            membership = self._membership(session, slug, oid)
+            if membership["role"] == "owner" and role != "owner" and self.repo.owner_count(session, slug) <= 1:
+                raise Conflict("the last owner cannot be demoted; make another member an owner first")
+            person = self.repo.person(oid, session)
+            if membership["role"] != role:
+                self.repo.set_role(session, slug, oid, role)
+                self.repo.end_sessions(oid, slug, session)
+                actor = auth.actor(caller)
+                self.repo.record(slug, "member.role_changed", actor,
+                                 {"member": actor_of(person), "from": membership["role"], "to": role}, at, session)
+                self._event(session, slug, contract.MEMBER_ROLE_CHANGED, person, role, actor, at)
+            return shapes.member({**membership, "role": role}, person)
+
+        return self.repo.transaction(work, hot_key=f"team:{slug}")
+
+    def remove(self, caller: auth.Caller, slug: str, person_id: str) -> None:
+        """Remove a member: their sessions here end at once."""
+        self._require_owner(caller, slug)
+        oid = object_id(person_id, "member")
+
+        def work(session):
+            at = now()
+            self.repo.touch_team(session, slug)
+            membership = self._membership(session, slug, oid)
+            if membership["role"] == "owner" and self.repo.owner_count(session, slug) <= 1:
+                raise Conflict("the last owner cannot be removed; make another member an owner first")
+            person = self.repo.person(oid, session)
+            self.repo.remove_member(session, slug, oid)
+            self.repo.end_sessions(oid, slug, session)
+            actor = auth.actor(caller)
+            self.repo.record(slug, "member.removed", actor, {"member": actor_of(person), "role": membership["role"]}, at, session)
+            self._event(session, slug, contract.MEMBER_REMOVED, person, membership["role"], actor, at)
+
+        self.repo.transaction(work, hot_key=f"team:{slug}")
+
+    def _membership(self, session, slug: str, person_id: ObjectId) -> dict:
+        membership = self.repo.membership(slug, person_id, session)
+        if membership is None:
+            raise NotFound(f"no member {person_id} in this workspace")
+        return membership
+
+    def _event(self, session, slug: str, type_: str, person: dict, role: str, actor: dict | None, at: datetime) -> None:
+        data = {"person": {"id": str(person["_id"]), "email": person["email"], "name": person["name"]}, "role": role,
+                "actor": actor, "at": iso(at)}
+        self.repo.event(slug, type_, data).apply(session)
+
+    # -- sign-in settings and the audit log ---------------------------------------------------
+
+    def end_user_methods(self, slug: str) -> tuple[str, ...]:
+        doc = self.repo.sign_in_settings(slug)
+        return tuple(doc["endUserMethods"]) if doc else contract.DEFAULT_END_USER_METHODS
+
+    def sign_in_settings(self, slug: str) -> dict:
+        """Public: the board's sign-in page shows the methods offered."""
+        self.workspaces.require(slug)
+        return shapes.sign_in_settings(slug, self.repo.sign_in_settings(slug), contract.DEFAULT_END_USER_METHODS)
+
+    def update_sign_in_settings(self, caller: auth.Caller, slug: str, body) -> dict:
+        self._require_owner(caller, slug)
+        fields = check(body, schemas.SIGN_IN_SETTINGS)
+
+        def work(session):
+            at = now()
+            doc = self.repo.set_sign_in_settings(session, slug, fields, at)
+            self.repo.record(slug, "sign_in_settings.changed", auth.actor(caller), {"fields": sorted(fields)}, at, session)
+            return doc
+
+        return shapes.sign_in_settings(slug, self.repo.transaction(work), contract.DEFAULT_END_USER_METHODS)
+
+    def audit_log(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        return {"items": [shapes.audit_entry(d) for d in self.repo.audit_page(slug, limit, offset)]}
+
+    def record_event(self, event: dict) -> None:
+        """An event of another service the audit log keeps (``consumers``), once per event (a
+        redelivery finds its entry there: its id is derived from the event's)."""
+        type_ = contract.AUDITED_EVENTS.get(event.get("type"))
+        if type_ is None:
+            return
+        data = dict(event["data"])
+        actor = data.pop("actor", None)
+        self.repo.record(event["workspace"], type_, actor, data, now(), entry_id=_entry_id(event["id"]))
+
+    # -- addresses -----------------------------------------------------------------------------
+
+    def origin(self, slug: str, claimed: str | None) -> str:
+        """The origin a visitor's browser is on: the platform's public address, or this
+        workspace's verified custom domain over https. Anything else is refused: links, passkeys
+        and sign-in redirects are bound to it."""
+        if not claimed or claimed == self.public_origin:
+            return self.public_origin
+        parts = urlsplit(claimed)
+        if parts.scheme == "https" and parts.hostname and self.hosts(parts.hostname) == slug:
+            return f"https://{parts.netloc}"
+        raise BadRequest("origin must be the platform's public address or this workspace's verified domain")
+
+    def site_url(self, origin: str, slug: str, path: str) -> str:
+        """A page of the workspace's board on ``origin`` (a custom domain serves the board at its root)."""
+        return f"{origin}{'/b/' + quote(slug) if origin == self.public_origin else ''}{path}"
+
+    @staticmethod
+    def _next(slug: str, value: str | None) -> str | None:
+        """A path of this workspace's board to show after signing in, or None: never another site."""
+        base = f"/b/{slug}"
+        if value and (value == base or value.startswith(base + "/") or value.startswith(base + "?")) and "//" not in value \
+                and "\\" not in value:
+            return value
+        return None
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _caller_fields(caller: auth.Caller) -> dict:
+    return json.loads(caller.to_header())
+
+
+def _actor_of_session(doc: dict) -> dict:
+    return {"id": doc["userId"], "name": doc.get("name") or "Someone"}
+
+
+def _entry_id(event_id: str) -> ObjectId:
+    return ObjectId(hashlib.sha256(event_id.encode()).digest()[:12])
