@@ -24,11 +24,12 @@ FULLNAME = f"{RELEASE}-feedback"
 # One secret per purpose; each Deployment gets only those it uses (common.config.ROLE_SECRETS,
 # and the services' own: the board site's cookie key, the keys of secrets at rest).
 PURPOSE_SECRETS = ("FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET", "WEB_COOKIE_SECRET", "SECRETS_KEYS")
-SECRET_KEYS = (*PURPOSE_SECRETS, "MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS")
+SECRET_KEYS = (*PURPOSE_SECRETS, "SMTP_URL", "MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS")
 SHARED_ENV = ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS", "MONGODB_DB_PREFIX", "KAFKA_PARTITIONS", "PUBLIC_BASE_URL",
               "MAX_BODY_BYTES", "PROXY_CONNECT_TIMEOUT", "PROXY_READ_TIMEOUT", "AUTH_CACHE_SECONDS", "LOG_LEVEL")
 # Which pods get which secret, beyond INTERNAL_SECRET for every service component.
-SERVICE_SECRETS = {"web": {"WEB_COOKIE_SECRET"}, "workspaces": {"SECRETS_KEYS"}, "webhooks": {"SECRETS_KEYS"}}
+SERVICE_SECRETS = {"web": {"WEB_COOKIE_SECRET"}, "workspaces": {"SECRETS_KEYS"}, "webhooks": {"SECRETS_KEYS"},
+                   "people": {"SECRETS_KEYS", "SMTP_URL"}}
 GATEWAY_SECRETS = {"FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET"}
 
 MINIMAL = REQUIRED

@@ -182,7 +182,8 @@ template (and the hook copy) gets the same values.
     "INTERNAL_SECRET" (list .Values.secrets.internalSecret (randAlphaNum 40))
     "GATEWAY_SECRET" (list .Values.secrets.gatewaySecret (randAlphaNum 40))
     "WEB_COOKIE_SECRET" (list .Values.secrets.webCookieSecret (randAlphaNum 40))
-    "SECRETS_KEYS" (list .Values.secrets.secretsKeys $fernetKey) }}
+    "SECRETS_KEYS" (list .Values.secrets.secretsKeys $fernetKey)
+    "SMTP_URL" (list .Values.secrets.smtpUrl "") }}
 {{- $_ := set $resolved $key (index $spec 0 | default (get $existing $key | b64dec) | default (index $spec 1)) }}
 {{- end }}
 {{- $_ := set .Values.secrets "_resolved" $resolved }}
