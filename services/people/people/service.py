@@ -169,6 +169,8 @@ class PeopleService:
     def session_from_token(self, caller: auth.Caller, slug: str) -> dict:
         """A session for the user an SSO token (``X-Feedback-User``) names: the board site keeps
         the session, not the token. Always an end user's session."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("send the user token as X-Feedback-User")
         if caller.kind != auth.USER or caller.key_id or caller.session_id or caller.workspace != slug:
             raise Forbidden("a session is made from a user token (X-Feedback-User) of this workspace")
         person = self._person_of(caller) if caller.user_id.startswith(auth.PERSON_PREFIX) else None

@@ -32,4 +32,5 @@ def audit_entry(doc: dict) -> dict:
 
 
 def sign_in_settings(slug: str, doc: dict | None, default_methods) -> dict:
-    return {"workspace": slug, "endUserMethods": list(doc["endUserMethods"]) if doc else list(default_methods)}
+    methods = doc.get("endUserMethods") if doc else None
+    return {"workspace": slug, "endUserMethods": list(default_methods if methods is None else methods)}
