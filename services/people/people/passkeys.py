@@ -57,6 +57,7 @@ class Passkeys:
 
     def registration_options(self, caller: auth.Caller, slug: str, body) -> dict:
         person = self._signed_in_person(caller, slug)
+        self._require_offered(slug, person)
         origin = self.people.origin(slug, check(body, schemas.PASSKEY_OPTIONS).get("origin"))
         challenge = self._challenge(slug, "registration", origin, person_id=person["_id"], session_id=caller.session_id)
         options = generate_registration_options(
@@ -167,15 +168,21 @@ class Passkeys:
         person = self.people.repo.person(passkey["personId"])
         if person is None:
             raise BadRequest("this passkey's person is gone")
-        membership = self.people.repo.membership(slug, person["_id"])
-        if membership is None and METHOD not in self.people.end_user_methods(slug):
-            raise Forbidden("this workspace does not offer passkey sign-in to its users")
+        membership = self._require_offered(slug, person)
 
         def work(session):
             self.repo.used(session, passkey["_id"], verified.new_sign_count, now())
             return self.people._start(slug, person, membership["role"] if membership else None, METHOD, session)
 
         return self.people.repo.transaction(work)
+
+    def _require_offered(self, slug: str, person: dict) -> dict | None:
+        """The person's membership here; an end user (None) only where the workspace offers
+        passkeys to its users (team members may use every method)."""
+        membership = self.people.repo.membership(slug, person["_id"])
+        if membership is None and METHOD not in self.people.end_user_methods(slug):
+            raise Forbidden("this workspace does not offer passkey sign-in to its users")
+        return membership
 
     # -- challenges ------------------------------------------------------------------------------
 

@@ -316,11 +316,20 @@ def test_an_end_user_signs_in_with_a_passkey_only_where_the_workspace_offers_it(
     r = workspace.api.patch(f"{workspace.path}/sign-in-settings", key=workspace.key, json={"endUserMethods": ["email"]})
     assert r.status_code == 200, r.text
     assert "passkey" in assert_error(sign_in(workspace, authenticator, origin), 403)
+    assert_error(workspace.api.post(f"{workspace.path}/passkeys/registration-options", key=session), 403)
 
     # A team member signs in with a passkey whatever the end users are offered.
     member = Authenticator()
     register(workspace, join(workspace, email()), member, origin)
     assert sign_in(workspace, member, origin).status_code == 201
+
+
+def test_an_answer_for_another_person_is_refused(workspace, origin):
+    first, second = Authenticator(), Authenticator()
+    register(workspace, join(workspace, email()), first, origin)
+    register(workspace, join(workspace, email()), second, origin)
+    first.user_handle = second.user_handle  # the first passkey claims the second person
+    assert "another person" in assert_error(sign_in(workspace, first, origin), 400)
 
 
 def test_a_malformed_sign_in_is_a_400(workspace, origin):
@@ -345,6 +354,8 @@ def test_a_person_lists_and_removes_only_their_own_passkeys(workspace, origin):
 
     assert_error(workspace.api.delete(f"{workspace.path}/passkeys/{mine['id']}", key=other), 404)
     assert_error(workspace.api.delete(f"{workspace.path}/passkeys/not-an-id", key=session), 404)
+    assert_error(workspace.api.delete(f"{workspace.path}/passkeys/{mine['id']}"), 401)
+    assert_error(workspace.api.delete(f"{workspace.path}/passkeys/{mine['id']}", key=workspace.key), 403)
     r = workspace.api.delete(f"{workspace.path}/passkeys/{mine['id']}", key=session)
     assert r.status_code == 204, r.text
     assert workspace.api.get(f"{workspace.path}/passkeys", key=session).json() == {"items": []}
