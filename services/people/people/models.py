@@ -8,7 +8,7 @@ SHA-256 of the random value handed out (``people.tokens``), so a copy of the dat
 nobody in.
 """
 
-from mongoengine import DateTimeField, DictField, Document, IntField, ListField, ObjectIdField, StringField
+from mongoengine import BinaryField, DateTimeField, DictField, Document, IntField, ListField, ObjectIdField, StringField
 
 ALIAS = "people"
 
@@ -149,3 +149,46 @@ class AuditEntry(Document):
 
 
 MODELS = (Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry)
+
+
+class Passkey(Document):
+    """A WebAuthn credential a person registered on one workspace: its id and public key (no
+    secret: the private key never leaves the authenticator). It signs in on that workspace only."""
+
+    workspace = StringField(required=True)
+    personId = ObjectIdField(required=True)
+    credentialId = StringField(required=True)  # base64url, as browsers spell it
+    publicKey = BinaryField(required=True)  # COSE-encoded
+    signCount = IntField(default=0)  # the authenticator's counter when last used (0: it keeps none)
+    transports = ListField(StringField())  # hints for the browser: internal, hybrid, usb...
+    name = StringField(required=True)
+    createdAt = DateTimeField(required=True)
+    lastUsedAt = DateTimeField(null=True)
+    COLLECTION = "passkeys"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [{"fields": ["workspace", "credentialId"], "unique": True}, ("personId", "workspace")],
+    }
+
+
+class WebAuthnChallenge(Document):
+    """A challenge handed to a browser for one ceremony, by its value: spent by the answer,
+    gone after 5 minutes either way."""
+
+    challenge = StringField(primary_key=True)  # base64url of the random bytes
+    workspace = StringField(required=True)
+    kind = StringField(required=True, choices=("registration", "authentication"))
+    personId = ObjectIdField(null=True)  # registration: who registers
+    sessionId = StringField(null=True)  # registration: the session it was asked from
+    origin = StringField(required=True)  # the origin the answer must come from
+    expiresAt = DateTimeField(required=True)
+    COLLECTION = "webauthn_challenges"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [{"fields": ["expiresAt"], "expireAfterSeconds": 0}],
+    }
+
+
+MODELS += (Passkey, WebAuthnChallenge)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from common.mail import MailQueue
 
     from people.config import PeopleConfig
+    from people.passkeys import Passkeys
     from people.service import PeopleService
 
 R = "people.resources:"
@@ -39,6 +40,14 @@ ROUTES = [
     Route(W + "/invitations/{invitationId}", R + "Invitation", ("DELETE",)),
     Route(W + "/audit-log", R + "AuditLog", ("GET",)),
 ]
+# Passkeys (people.passkeys): registered by a signed-in person, then enough alone to sign in.
+ROUTES += [
+    Route(W + "/passkeys/registration-options", R + "PasskeyRegistrationOptions", ("POST",), limits=WRITE),
+    Route(W + "/passkeys", R + "Passkeys", ("GET", "POST"), limits=WRITE),
+    Route(W + "/passkeys/{passkeyId}", R + "Passkey", ("DELETE",)),
+    Route(W + "/sign-in/passkey/options", R + "PasskeySignInOptions", ("POST",), limits=WRITE),
+    Route(W + "/sign-in/passkey", R + "PasskeySignIn", ("POST",), limits=WRITE),
+]
 
 IDENTITY_PATH = "/internal/identity"
 INTERNAL_ROUTES = [Route(IDENTITY_PATH, R + "Identity", ("POST",))]
@@ -49,6 +58,7 @@ class Context(ServiceContext):
     config: PeopleConfig
     service: PeopleService
     mail_queue: MailQueue  # the mailer worker sends it
+    passkeys: Passkeys
 
 
 def create_context(settings: Settings) -> Context:
@@ -83,7 +93,12 @@ def create_context(settings: Settings) -> Context:
     mail_queue = MailQueue(store.db["mail"])
     letters = Letters(mail_queue, workspaces.name)
     service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, letters, config)
-    return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue)
+    from people.passkeys import Passkeys
+    from people.repository import PasskeyRepository
+
+    passkeys = Passkeys(PasskeyRepository(store), service, config)
+    return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue,
+                   passkeys=passkeys)
 
 
 @hookimpl

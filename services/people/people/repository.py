@@ -20,6 +20,7 @@ from people import contract
 from people.models import (
     AuditEntry, Invitation, LinkRequest, Membership, Person, Session, SignInLink, SignInSettings, Team,
 )
+from people.models import Passkey, WebAuthnChallenge
 
 
 class PeopleRepository(Repository):
@@ -192,3 +193,47 @@ class PeopleRepository(Repository):
 
     def audit_page(self, slug: str, limit: int, offset: int) -> list[dict]:
         return list(self.audit.find({"workspace": slug}).sort([("at", -1), ("_id", -1)]).skip(offset).limit(limit))
+
+
+class PasskeyRepository:
+    """Where passkeys and the challenges of their ceremonies live (``people.passkeys``). Their
+    writes that go with a session or an audit entry run in the people repository's transaction
+    (one store)."""
+
+    def __init__(self, store: Store):
+        self.passkeys = store.collection(Passkey)
+        self.challenges = store.collection(WebAuthnChallenge)
+
+    # -- challenges ----------------------------------------------------------------------------
+
+    def add_challenge(self, fields: dict) -> None:
+        self.challenges.insert_one(new_document(WebAuthnChallenge, **fields))
+
+    def spend_challenge(self, challenge: str, slug: str, kind: str, at: datetime, session_id: str | None = None) -> dict | None:
+        """The live challenge of this workspace and ceremony (and, for a registration, of this
+        session), removed: it answers once."""
+        query = {"_id": challenge, "workspace": slug, "kind": kind, "expiresAt": {"$gt": at}}
+        if session_id is not None:
+            query["sessionId"] = session_id
+        return self.challenges.find_one_and_delete(query)
+
+    # -- passkeys ------------------------------------------------------------------------------
+
+    def add_passkey(self, session: ClientSession, fields: dict) -> dict:
+        """Store a passkey (``DuplicateKeyError`` if this credential is registered on this
+        workspace already: the caller's transaction is aborted by then)."""
+        doc = new_document(Passkey, **fields)
+        self.passkeys.insert_one(doc, session=session)
+        return doc
+
+    def passkeys_of(self, slug: str, person_id: ObjectId) -> list[dict]:
+        return list(self.passkeys.find({"workspace": slug, "personId": person_id}).sort([("createdAt", 1), ("_id", 1)]))
+
+    def passkey_by_credential(self, slug: str, credential_id: str) -> dict | None:
+        return self.passkeys.find_one({"workspace": slug, "credentialId": credential_id})
+
+    def used(self, session: ClientSession, passkey_id: ObjectId, sign_count: int, at: datetime) -> None:
+        self.passkeys.update_one({"_id": passkey_id}, {"$set": {"signCount": sign_count, "lastUsedAt": at}}, session=session)
+
+    def remove_passkey(self, session: ClientSession, slug: str, person_id: ObjectId, passkey_id: ObjectId) -> dict | None:
+        return self.passkeys.find_one_and_delete({"_id": passkey_id, "workspace": slug, "personId": person_id}, session=session)

@@ -137,3 +137,52 @@ class Identity(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.service.identify(media(req))
+
+
+# -- passkeys (people.passkeys) -----------------------------------------------------------
+
+
+class PasskeyResource:
+    def __init__(self, context):
+        self.passkeys = context.passkeys
+
+
+class PasskeyRegistrationOptions(PasskeyResource):
+    """POST /v1/workspaces/{slug}/passkeys/registration-options: start registering a passkey."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.passkeys.registration_options(req.context.caller, slug, media(req))
+
+
+class Passkeys(PasskeyResource):
+    """GET / POST /v1/workspaces/{slug}/passkeys: the caller's passkeys here; register one."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.passkeys.own(req.context.caller, slug)
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.passkeys.register(req.context.caller, slug, media(req))
+        resp.status = falcon.HTTP_201
+
+
+class Passkey(PasskeyResource):
+    """DELETE /v1/workspaces/{slug}/passkeys/{passkeyId}: remove one of the caller's."""
+
+    def on_delete(self, req, resp, slug, passkeyId):
+        self.passkeys.remove(req.context.caller, slug, passkeyId)
+        resp.status = falcon.HTTP_204
+
+
+class PasskeySignInOptions(PasskeyResource):
+    """POST /v1/workspaces/{slug}/sign-in/passkey/options: a challenge to sign in with a passkey."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.passkeys.sign_in_options(slug, media(req))
+
+
+class PasskeySignIn(PasskeyResource):
+    """POST /v1/workspaces/{slug}/sign-in/passkey: the passkey's answer, traded for a session."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.passkeys.sign_in(slug, media(req))
+        resp.status = falcon.HTTP_201

@@ -28,3 +28,47 @@ IDENTITY = obj(
      "userToken": {"type": ["string", "null"]}},
     required=("workspace",),
 )
+
+# -- passkeys (WebAuthn) ------------------------------------------------------------------------
+
+
+def b64url(max_length: int, min_length: int = 1) -> dict:
+    """Bytes as WebAuthn's JSON spells them: base64url without padding."""
+    return string(max_length, min_length, pattern=r"^[A-Za-z0-9_-]*$")
+
+
+CHALLENGE_ID = b64url(100, 16)
+
+
+def _credential(response: dict, required: tuple[str, ...]) -> dict:
+    """A credential as the browser's ``PublicKeyCredential.toJSON()`` gives it. Open to fields
+    browsers add over time (``clientExtensionResults``, ``authenticatorAttachment``); the
+    library checks what the ceremony needs."""
+    return {
+        "type": "object",
+        "properties": {
+            "id": b64url(1400), "rawId": b64url(1400), "type": choice(("public-key",)),
+            "response": {"type": "object", "properties": response, "required": list(required)},
+        },
+        "required": ["id", "rawId", "type", "response"],
+    }
+
+
+# An attestation with a certificate chain runs to a few kilobytes.
+REGISTRATION_CREDENTIAL = _credential(
+    {"clientDataJSON": b64url(4000), "attestationObject": b64url(32000), "transports": array(string(32))},
+    ("clientDataJSON", "attestationObject"),
+)
+AUTHENTICATION_CREDENTIAL = _credential(
+    {"clientDataJSON": b64url(4000), "authenticatorData": b64url(4000), "signature": b64url(1000),
+     "userHandle": {"anyOf": [b64url(100, 0), {"type": "null"}]}},
+    ("clientDataJSON", "authenticatorData", "signature"),
+)
+PASSKEY_OPTIONS = obj({"origin": ORIGIN})
+REGISTER_PASSKEY = obj(
+    {"challengeId": CHALLENGE_ID, "credential": REGISTRATION_CREDENTIAL, "name": NAME},
+    required=("challengeId", "credential"),
+)
+PASSKEY_SIGN_IN = obj(
+    {"challengeId": CHALLENGE_ID, "credential": AUTHENTICATION_CREDENTIAL}, required=("challengeId", "credential"),
+)
