@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from common.mail import MailQueue
 
     from people.config import PeopleConfig
+    from people.oidc import OidcSignIn
     from people.service import PeopleService
 
 R = "people.resources:"
@@ -40,6 +41,13 @@ ROUTES = [
     Route(W + "/audit-log", R + "AuditLog", ("GET",)),
 ]
 
+# OpenID Connect (people.oidc).
+ROUTES += [
+    Route(W + "/oidc", R + "OidcProvider", ("GET", "PUT", "DELETE")),
+    Route(W + "/sign-in/oidc", R + "OidcStart", ("POST",), limits=WRITE),
+    Route(W + "/sign-in/oidc/callback", R + "OidcCallback", ("POST",), limits=WRITE),
+]
+
 IDENTITY_PATH = "/internal/identity"
 INTERNAL_ROUTES = [Route(IDENTITY_PATH, R + "Identity", ("POST",))]
 
@@ -49,6 +57,7 @@ class Context(ServiceContext):
     config: PeopleConfig
     service: PeopleService
     mail_queue: MailQueue  # the mailer worker sends it
+    oidc: OidcSignIn | None = None  # sign-in with the workspace's OpenID Connect provider
 
 
 def create_context(settings: Settings) -> Context:
@@ -83,7 +92,13 @@ def create_context(settings: Settings) -> Context:
     mail_queue = MailQueue(store.db["mail"])
     letters = Letters(mail_queue, workspaces.name)
     service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, letters, config)
-    return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue)
+    context = Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue)
+
+    from people.oidc import OidcSignIn
+    from people.repository import OidcRepository
+
+    context.oidc = OidcSignIn(service, OidcRepository(store), config)
+    return context
 
 
 @hookimpl

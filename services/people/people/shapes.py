@@ -31,5 +31,7 @@ def audit_entry(doc: dict) -> dict:
             "at": iso(doc["at"])}
 
 
-def sign_in_settings(slug: str, doc: dict | None, default_methods) -> dict:
-    return {"workspace": slug, "endUserMethods": list(doc["endUserMethods"]) if doc else list(default_methods)}
+def sign_in_settings(slug: str, doc: dict | None, default_methods, oidc: dict | None = None) -> dict:
+    """``oidc``: the workspace's OpenID Connect button ({name}), or None without a provider."""
+    return {"workspace": slug, "endUserMethods": list(doc["endUserMethods"]) if doc else list(default_methods),
+            "oidc": oidc}
