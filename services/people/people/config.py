@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from common.config import Settings, from_env, load, positive
+from common.config import Settings, as_bool, from_env, load, positive
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,10 @@ class PeopleConfig:
     # The platform's public address: links in mail, and the origin passkeys and OpenID Connect
     # redirects are bound to (besides a workspace's verified custom domain).
     public_base_url: str = "http://127.0.0.1:8080"
+    # Whether an OpenID Connect issuer (and its endpoints) may be plain http: only in
+    # development (the default there) or against a provider on a trusted network.
+    oidc_allow_http: bool = from_env("PEOPLE_OIDC_ALLOW_HTTP", False, as_bool)
 
 
 def load_config(settings: Settings, environ: Mapping[str, str] | None = None) -> PeopleConfig:
-    return load(PeopleConfig, environ, public_base_url=settings.public_base_url)
+    return load(PeopleConfig, environ, public_base_url=settings.public_base_url, oidc_allow_http=settings.dev_mode)

@@ -50,3 +50,6 @@ AUDITED_EVENTS = {
     "workspace.settings_changed": "settings.changed",
 }
 AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page
+
+# OpenID Connect: a workspace's provider was configured or removed (people.oidc).
+AUDIT_TYPES += ("oidc.changed",)

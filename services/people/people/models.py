@@ -148,9 +148,6 @@ class AuditEntry(Document):
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [("workspace", "-at")]}
 
 
-MODELS = (Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry)
-
-
 class Passkey(Document):
     """A WebAuthn credential a person registered on one workspace: its id and public key (no
     secret: the private key never leaves the authenticator). It signs in on that workspace only."""
@@ -191,4 +188,41 @@ class WebAuthnChallenge(Document):
     }
 
 
-MODELS += (Passkey, WebAuthnChallenge)
+# -- OpenID Connect (people.oidc) -----------------------------------------------------------
+
+
+class OidcProvider(Document):
+    """A workspace's OpenID Connect provider: one per workspace."""
+
+    slug = StringField(primary_key=True)
+    issuer = StringField(required=True)  # as its discovery document names itself
+    clientId = StringField(required=True)
+    clientSecret = StringField(null=True)  # sealed (common.secretbox); None: a public client (PKCE alone)
+    name = StringField(required=True)  # the sign-in button's label
+    teamEmailDomain = StringField(null=True)  # team members sign in as such only from this domain
+    updatedAt = DateTimeField(required=True)
+    SEALED = ("clientSecret",)  # what ``feedback reseal-secrets`` rewrites
+    COLLECTION = "oidc_providers"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+class OidcState(Document):
+    """A sign-in under way at the provider, by its ``state``: spent by the callback, once."""
+
+    state = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    nonce = StringField(required=True)
+    codeVerifier = StringField(required=True)  # PKCE (S256): only this service can redeem the code
+    redirectUri = StringField(required=True)
+    next = StringField(null=True)
+    expiresAt = DateTimeField(required=True)  # 10 minutes after it began (TTL)
+    COLLECTION = "oidc_states"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [{"fields": ["expiresAt"], "expireAfterSeconds": 0}],
+    }
+
+
+MODELS = (Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry, Passkey,
+          WebAuthnChallenge, OidcProvider, OidcState)

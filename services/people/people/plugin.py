@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from common.mail import MailQueue
 
     from people.config import PeopleConfig
+    from people.oidc import OidcSignIn
     from people.passkeys import Passkeys
     from people.service import PeopleService
 
@@ -49,6 +50,13 @@ ROUTES += [
     Route(W + "/sign-in/passkey", R + "PasskeySignIn", ("POST",), limits=WRITE),
 ]
 
+# OpenID Connect (people.oidc).
+ROUTES += [
+    Route(W + "/oidc", R + "OidcProvider", ("GET", "PUT", "DELETE")),
+    Route(W + "/sign-in/oidc", R + "OidcStart", ("POST",), limits=WRITE),
+    Route(W + "/sign-in/oidc/callback", R + "OidcCallback", ("POST",), limits=WRITE),
+]
+
 IDENTITY_PATH = "/internal/identity"
 INTERNAL_ROUTES = [Route(IDENTITY_PATH, R + "Identity", ("POST",))]
 
@@ -59,6 +67,7 @@ class Context(ServiceContext):
     service: PeopleService
     mail_queue: MailQueue  # the mailer worker sends it
     passkeys: Passkeys
+    oidc: OidcSignIn  # sign-in with the workspace's OpenID Connect provider
 
 
 def create_context(settings: Settings) -> Context:
@@ -72,7 +81,9 @@ def create_context(settings: Settings) -> Context:
     from people.config import load_config
     from people.mail import Letters
     from people.models import ALIAS
-    from people.repository import PeopleRepository
+    from people.oidc import OidcSignIn
+    from people.passkeys import Passkeys
+    from people.repository import OidcRepository, PasskeyRepository, PeopleRepository
     from people.service import PeopleService
 
     config = load_config(settings)
@@ -93,12 +104,10 @@ def create_context(settings: Settings) -> Context:
     mail_queue = MailQueue(store.db["mail"])
     letters = Letters(mail_queue, workspaces.name)
     service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, letters, config)
-    from people.passkeys import Passkeys
-    from people.repository import PasskeyRepository
-
     passkeys = Passkeys(PasskeyRepository(store), service, config)
+    oidc = OidcSignIn(service, OidcRepository(store), config)
     return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue,
-                   passkeys=passkeys)
+                   passkeys=passkeys, oidc=oidc)
 
 
 @hookimpl

@@ -16,11 +16,12 @@ from pymongo.errors import DuplicateKeyError
 
 from common.db import Store, new_document
 from common.repository import Repository
+from common.secretbox import SecretBox, default_box
 from people import contract
 from people.models import (
-    AuditEntry, Invitation, LinkRequest, Membership, Person, Session, SignInLink, SignInSettings, Team,
+    AuditEntry, Invitation, LinkRequest, Membership, OidcProvider, OidcState, Passkey, Person, Session, SignInLink,
+    SignInSettings, Team, WebAuthnChallenge,
 )
-from people.models import Passkey, WebAuthnChallenge
 
 
 class PeopleRepository(Repository):
@@ -176,6 +177,12 @@ class PeopleRepository(Repository):
             session=session,
         )
 
+    def oidc_button(self, slug: str) -> dict | None:
+        """What the public sign-in page shows of the workspace's OpenID Connect provider (its
+        label), or None without one (people.oidc configures it)."""
+        doc = self.store.collection(OidcProvider).find_one({"_id": slug}, {"name": 1})
+        return {"name": doc["name"]} if doc else None
+
     # -- the audit log -----------------------------------------------------------------------
 
     def record(self, slug: str, type_: str, actor: dict | None, data: dict, at: datetime,
@@ -237,3 +244,40 @@ class PasskeyRepository:
 
     def remove_passkey(self, session: ClientSession, slug: str, person_id: ObjectId, passkey_id: ObjectId) -> dict | None:
         return self.passkeys.find_one_and_delete({"_id": passkey_id, "workspace": slug, "personId": person_id}, session=session)
+
+# -- OpenID Connect (people.oidc) ---------------------------------------------------------------
+
+
+
+class OidcRepository:
+    """A workspace's OpenID Connect provider and the sign-ins under way. The client secret is
+    stored sealed (:mod:`common.secretbox`): written sealed, read back opened."""
+
+    def __init__(self, store: Store, box: SecretBox | None = None):
+        self.box = box or default_box()
+        self.providers = store.collection(OidcProvider)
+        self.states = store.collection(OidcState)
+
+    def provider(self, slug: str) -> dict | None:
+        doc = self.providers.find_one({"_id": slug})
+        return {**doc, "clientSecret": self.box.open(doc.get("clientSecret"))} if doc else None
+
+    def set_provider(self, session: ClientSession, slug: str, fields: dict, at: datetime) -> None:
+        """Store the provider; ``fields`` without ``clientSecret`` keep the stored one."""
+        sealed = dict(fields)
+        if sealed.get("clientSecret") is not None:
+            sealed["clientSecret"] = self.box.seal(sealed["clientSecret"])
+        insert = {} if "clientSecret" in sealed else {"clientSecret": None}
+        self.providers.update_one({"_id": slug}, {"$set": {**sealed, "updatedAt": at}, "$setOnInsert": insert},
+                                  upsert=True, session=session)
+
+    def delete_provider(self, session: ClientSession, slug: str) -> dict | None:
+        self.states.delete_many({"workspace": slug}, session=session)  # sign-ins under way end with it
+        return self.providers.find_one_and_delete({"_id": slug}, session=session)
+
+    def add_state(self, fields: dict) -> None:
+        self.states.insert_one(new_document(OidcState, **fields))
+
+    def spend_state(self, state: str, slug: str, at: datetime) -> dict | None:
+        """The sign-in of this ``state`` on this workspace, if live, deleted: once."""
+        return self.states.find_one_and_delete({"_id": state, "workspace": slug, "expiresAt": {"$gt": at}})

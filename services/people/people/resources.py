@@ -129,6 +129,47 @@ class AuditLog(Resource):
         resp.media = self.service.audit_log(req.context.caller, slug, limit, offset)
 
 
+# -- OpenID Connect (people.oidc) ------------------------------------------------------------
+
+
+class OidcProvider:
+    """GET / PUT / DELETE /v1/workspaces/{slug}/oidc: the workspace's identity provider."""
+
+    def __init__(self, context):
+        self.oidc = context.oidc
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.oidc.provider(req.context.caller, slug)
+
+    def on_put(self, req, resp, slug):
+        resp.media = self.oidc.set_provider(req.context.caller, slug, media(req))
+
+    def on_delete(self, req, resp, slug):
+        self.oidc.delete_provider(req.context.caller, slug)
+        resp.status = falcon.HTTP_204
+
+
+class OidcStart:
+    """POST /v1/workspaces/{slug}/sign-in/oidc: where to send the browser to sign in."""
+
+    def __init__(self, context):
+        self.oidc = context.oidc
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.oidc.start(slug, media(req))
+
+
+class OidcCallback:
+    """POST /v1/workspaces/{slug}/sign-in/oidc/callback: the provider's answer for a session."""
+
+    def __init__(self, context):
+        self.oidc = context.oidc
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.oidc.finish(slug, media(req))
+        resp.status = falcon.HTTP_201
+
+
 # -- internal (not routed by the gateway) -------------------------------------------------
 
 

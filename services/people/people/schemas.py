@@ -72,3 +72,22 @@ REGISTER_PASSKEY = obj(
 PASSKEY_SIGN_IN = obj(
     {"challengeId": CHALLENGE_ID, "credential": AUTHENTICATION_CREDENTIAL}, required=("challengeId", "credential"),
 )
+# -- OpenID Connect (people.oidc) ---------------------------------------------------------------
+
+# A provider's issuer URL, as its discovery document names itself (https; plain http only where
+# PEOPLE_OIDC_ALLOW_HTTP or development allows it, checked by the service).
+ISSUER = string(500, 8, pattern=r"^https?://[^\s?#]+$")
+DOMAIN = string(253, 3, pattern=r"^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+OIDC_PROVIDER = obj(
+    {
+        "issuer": ISSUER,
+        "clientId": string(500, 1, pattern=r"^\S+$"),
+        # Omitted: the stored secret stays; null: none (a public client, PKCE alone).
+        "clientSecret": {"anyOf": [string(2000, 1), {"type": "null"}]},
+        "name": NAME,
+        "teamEmailDomain": {"anyOf": [DOMAIN, {"type": "null"}]},
+    },
+    required=("issuer", "clientId"),
+)
+OIDC_START = obj({"origin": ORIGIN, "next": NEXT})
+OIDC_CALLBACK = obj({"state": string(200, 16, pattern=r"^[A-Za-z0-9_-]+$"), "code": string(2000, 1)}, required=("state", "code"))

@@ -383,7 +383,8 @@ class PeopleService:
     def sign_in_settings(self, slug: str) -> dict:
         """Public: the board's sign-in page shows the methods offered."""
         self.workspaces.require(slug)
-        return shapes.sign_in_settings(slug, self.repo.sign_in_settings(slug), contract.DEFAULT_END_USER_METHODS)
+        return shapes.sign_in_settings(slug, self.repo.sign_in_settings(slug), contract.DEFAULT_END_USER_METHODS,
+                                       self.repo.oidc_button(slug))
 
     def update_sign_in_settings(self, caller: auth.Caller, slug: str, body) -> dict:
         self._require_owner(caller, slug)
@@ -395,7 +396,8 @@ class PeopleService:
             self.repo.record(slug, "sign_in_settings.changed", auth.actor(caller), {"fields": sorted(fields)}, at, session)
             return doc
 
-        return shapes.sign_in_settings(slug, self.repo.transaction(work), contract.DEFAULT_END_USER_METHODS)
+        return shapes.sign_in_settings(slug, self.repo.transaction(work), contract.DEFAULT_END_USER_METHODS,
+                                       self.repo.oidc_button(slug))
 
     def audit_log(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
         self.workspaces.require_manager(caller, slug)

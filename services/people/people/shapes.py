@@ -31,6 +31,7 @@ def audit_entry(doc: dict) -> dict:
             "at": iso(doc["at"])}
 
 
-def sign_in_settings(slug: str, doc: dict | None, default_methods) -> dict:
+def sign_in_settings(slug: str, doc: dict | None, default_methods, oidc: dict | None = None) -> dict:
+    """``oidc``: the workspace's OpenID Connect button ({name}), or None without a provider."""
     methods = doc.get("endUserMethods") if doc else None
-    return {"workspace": slug, "endUserMethods": list(default_methods if methods is None else methods)}
+    return {"workspace": slug, "endUserMethods": list(default_methods if methods is None else methods), "oidc": oidc}
