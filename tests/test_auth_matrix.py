@@ -85,6 +85,17 @@ ACCESS = {
     ("post", "/v1/workspaces/{slug}/invitations/accept"): "public",
     ("delete", "/v1/workspaces/{slug}/invitations/{invitationId}"): "manager",
     ("get", "/v1/workspaces/{slug}/audit-log"): "manager",
+    ("post", "/v1/workspaces/{slug}/passkeys/registration-options"): "self",
+    ("get", "/v1/workspaces/{slug}/passkeys"): "self",
+    ("post", "/v1/workspaces/{slug}/passkeys"): "self",
+    ("delete", "/v1/workspaces/{slug}/passkeys/{passkeyId}"): "self",
+    ("post", "/v1/workspaces/{slug}/sign-in/passkey/options"): "public",
+    ("post", "/v1/workspaces/{slug}/sign-in/passkey"): "public",
+    ("get", "/v1/workspaces/{slug}/oidc"): "manager",
+    ("put", "/v1/workspaces/{slug}/oidc"): "manager",
+    ("delete", "/v1/workspaces/{slug}/oidc"): "manager",
+    ("post", "/v1/workspaces/{slug}/sign-in/oidc"): "public",
+    ("post", "/v1/workspaces/{slug}/sign-in/oidc/callback"): "public",
 }
 
 
