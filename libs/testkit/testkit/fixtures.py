@@ -1,7 +1,8 @@
 """pytest fixtures for the whole repository: a running platform, its DNS, an API client.
 
 The ``stack`` fixture starts the platform once per test session (local MongoDB/Kafka
-stand-ins on free ports unless MONGODB_URI / KAFKA_BOOTSTRAP_SERVERS are set), with the
+stand-ins on free ports unless MONGODB_URI / KAFKA_BOOTSTRAP_SERVERS are set, and a local
+SMTP server whose Maildir is the ``maildir`` fixture), with the
 settings the collected folders ask for through the ``pytest_feedback_stack_env`` hook. Tests
 isolate themselves by creating their own workspace (``workspace`` fixture).
 
@@ -74,6 +75,8 @@ def stack(request, tmp_path_factory, dns_zone):
         kafka_bootstrap=os.environ.get("KAFKA_BOOTSTRAP_SERVERS") or None,
         log_dir=log_dir,
         extra_env=env,
+        # The platform's mail goes to a local SMTP server keeping it here (``maildir`` fixture).
+        mail_dir=tmp_path_factory.mktemp("mail"),
     )
     try:
         platform.start()
@@ -84,6 +87,12 @@ def stack(request, tmp_path_factory, dns_zone):
         raise
     yield platform
     platform.stop()
+
+
+@pytest.fixture(scope="session")
+def maildir(stack) -> Path:
+    """The Maildir where the ``stack`` platform's mail arrives (``testkit.mail.wait_for_mail``)."""
+    return stack.mail_dir
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,493 @@
+"""The platform's mail: composed once, queued durably, delivered over SMTP.
+
+A service that mails (sign-in links, invitations, notifications) builds a :class:`Message`
+and puts it in its own :class:`MailQueue` (a collection of its own database), inside the
+request that decides it; its worker runs :func:`deliver`, which sends each queued message
+through the :class:`Mailer` of ``SMTP_URL``. A crash between the request and the send loses
+nothing: the message waits in the queue, and a message a killed worker was sending is sent
+again after its lease, with the same ``Message-ID``, so a receiving server can drop the copy.
+
+``SMTP_URL`` forms (:func:`parse_smtp_url`):
+
+- ``smtp://user:pass@host:587``: STARTTLS when the server offers it; credentials are never
+  sent without TLS, except to a loopback host;
+- ``smtps://user:pass@host:465``: TLS from the first byte;
+- ``smtp://host:25``: no credentials (a relay that trusts the network).
+
+User and password are percent-decoded. Certificates are verified against the system's
+authorities (``SSL_CERT_FILE`` names another bundle).
+"""
+
+from __future__ import annotations
+
+import html
+import ipaddress
+import logging
+import re
+import secrets
+import smtplib
+import ssl
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from email.errors import HeaderParseError
+from email.headerregistry import Address, HeaderRegistry
+from email.message import EmailMessage
+from email.utils import format_datetime
+from typing import Mapping
+from urllib.parse import unquote, urlsplit
+
+from pymongo import ASCENDING, IndexModel
+from pymongo.collection import Collection
+from pymongo.errors import DuplicateKeyError, PyMongoError
+
+from common.db import changes
+from common.retry import run_until_stopped
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ACCENT = "#4f46e5"
+ACCENT = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+PRODUCT = "Feedback"  # the From display name is "<workspace> via Feedback"
+
+SMTP_PORTS = {"smtp": 25, "smtps": 465}
+SMTP_TIMEOUT = 20.0  # seconds for each exchange with the SMTP server (connect, each command)
+
+# The queue: how long a claimed message is held by the worker sending it (longer than a send
+# can take: several exchanges of SMTP_TIMEOUT each), how long a finished one is kept, and how
+# long an idle worker waits on the collection's change stream before it looks again (a retry
+# that falls due is found within this).
+LEASE_SECONDS = 120.0
+KEEP_DAYS = 7
+WAIT_SECONDS = 1.0
+
+QUEUED, SENT, FAILED = "queued", "sent", "failed"
+
+
+@dataclass(frozen=True)
+class Branding:
+    """What a workspace's mail looks like."""
+
+    name: str  # the workspace's name: the header of the HTML layout and the From display name
+    accent: str = DEFAULT_ACCENT  # the header's colour, #rgb or #rrggbb (anything else: the default)
+    logo_url: str | None = None  # an http(s) image shown in the header
+
+
+@dataclass(frozen=True)
+class Message:
+    """One mail to one address, as a service decides it."""
+
+    to: str  # one address, optionally with a display name ("Ann <ann@example.com>")
+    subject: str
+    text: str  # the plain-text body
+    html: str  # an HTML fragment, already escaped by the caller; compose() wraps it in the layout
+    branding: Branding
+    headers: Mapping[str, str] = field(default_factory=dict)  # extra headers (List-Unsubscribe...)
+
+
+# -- settings -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmtpServer:
+    """Where ``SMTP_URL`` says mail goes."""
+
+    host: str
+    port: int
+    implicit_tls: bool  # smtps://: TLS from the first byte
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+def parse_smtp_url(url: str) -> SmtpServer:
+    """The server ``url`` names; ``ValueError`` saying what is wrong (never echoing the password)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in SMTP_PORTS:
+        raise ValueError("the scheme must be smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError as ex:  # a port that is not a number from 0 to 65535
+        raise ValueError(f"the port is invalid ({ex})") from None
+    if not host:
+        raise ValueError("it names no host")
+    if port == 0:
+        raise ValueError("the port is invalid (0)")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError("it takes no path, query or fragment: smtp[s]://[user:password@]host[:port]")
+    username = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password else None
+    if (username is None) != (password is None):
+        raise ValueError("a user needs a password, and a password a user")
+    return SmtpServer(host=host, port=port or SMTP_PORTS[scheme], implicit_tls=scheme == "smtps",
+                      username=username, password=password)
+
+
+def parse_address(text: str) -> Address:
+    """The one address ``text`` holds (``ann@example.com`` or ``Ann <ann@example.com>``);
+    ``ValueError`` for anything else: no domain, several addresses, a line break."""
+    try:
+        header = HeaderRegistry()("To", text)
+    except (ValueError, HeaderParseError) as ex:
+        raise ValueError(f"{text!r} is not an email address ({ex})") from None
+    if header.defects or len(header.addresses) != 1 or not header.addresses[0].domain:
+        raise ValueError(f"{text!r} is not one email address")
+    return header.addresses[0]
+
+
+# -- composing ------------------------------------------------------------------------------
+
+
+def compose(message: Message, sender: str, message_id: str | None = None, *, date: datetime | None = None) -> EmailMessage:
+    """The mail ``message`` becomes, from ``sender`` (``MAIL_FROM``): a multipart/alternative
+    of its text and its HTML in the workspace's layout, ``From: "<workspace> via Feedback"
+    <sender's address>``, To, Subject, Date (``date``, else now), Message-ID (``message_id``,
+    else a new one in the sender's domain), ``Auto-Submitted: auto-generated`` (so
+    out-of-office replies stay quiet), and the message's extra headers. ``ValueError`` for an
+    address that is not one, or an extra header that repeats one of these."""
+    origin = parse_address(sender)
+    name = _one_line(message.branding.name)
+    mail = EmailMessage()
+    mail["From"] = Address(display_name=f"{name} via {PRODUCT}", username=origin.username, domain=origin.domain)
+    mail["To"] = parse_address(message.to)
+    mail["Subject"] = _one_line(message.subject)
+    mail["Date"] = format_datetime(_utc(date or datetime.now(timezone.utc)))
+    mail["Message-ID"] = message_id or make_message_id(secrets.token_hex(16), origin.domain)
+    mail["Auto-Submitted"] = "auto-generated"
+    for header, value in message.headers.items():
+        mail[header] = _one_line(value)  # a header the policy allows once refuses a second (ValueError)
+    mail.set_content(f"{message.text.rstrip()}\n\n-- \n{name} via {PRODUCT}\n")
+    mail.add_alternative(layout(message.html, message.branding, _one_line(message.subject)), subtype="html")
+    return mail
+
+
+def make_message_id(token: str, domain: str) -> str:
+    return f"<{token}@{domain}>"
+
+
+def layout(fragment: str, branding: Branding, title: str) -> str:
+    """The HTML document around ``fragment``: a header in the workspace's accent with its logo
+    and name, the fragment, a footer. Tables and inline styles: what mail clients render."""
+    accent = branding.accent if ACCENT.fullmatch(branding.accent or "") else DEFAULT_ACCENT
+    name = html.escape(_one_line(branding.name))
+    logo = ""
+    if branding.logo_url and branding.logo_url.lower().startswith(("https://", "http://")):
+        logo = (f'<img src="{html.escape(branding.logo_url)}" alt="" height="28" '
+                f'style="height:28px;vertical-align:middle;margin-right:10px;border:0">')
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+</head>
+<body style="margin:0;padding:0;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">
+<tr><td align="center">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0"
+ style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
+<tr><td style="background:{accent};color:{_readable_on(accent)};padding:16px 24px;font-size:18px;font-weight:600">
+{logo}{name}</td></tr>
+<tr><td style="padding:24px;color:#18181b;font-size:15px;line-height:1.5">{fragment}</td></tr>
+<tr><td style="padding:16px 24px;color:#71717a;font-size:12px;border-top:1px solid #e4e4e7">{name} via {PRODUCT}</td></tr>
+</table>
+</td></tr>
+</table>
+</body>
+</html>
+"""
+
+
+def _readable_on(accent: str) -> str:
+    """Black or white, whichever reads better on ``accent`` (#rgb or #rrggbb): WCAG's relative
+    luminance, against the point where both contrast ratios are equal."""
+    digits = accent[1:] if len(accent) == 7 else "".join(c * 2 for c in accent[1:])
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "#111827" if luminance > 0.179 else "#ffffff"
+
+
+def _one_line(text: str) -> str:
+    # A header holds one line: a line break in a workspace name or subject would start a header.
+    return " ".join(str(text).split())
+
+
+def _utc(value: datetime) -> datetime:
+    # A client without tz_aware reads stored times back naive, in UTC.
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+# -- sending --------------------------------------------------------------------------------
+
+
+class MailNotConfigured(RuntimeError):
+    """No SMTP_URL: nowhere to send mail."""
+
+
+class Mailer:
+    """Sends composed mail to the SMTP server of ``smtp_url`` (``SMTP_URL``; None: none)."""
+
+    def __init__(self, smtp_url: str | None, sender: str, *, ssl_context: ssl.SSLContext | None = None,
+                 timeout: float = SMTP_TIMEOUT):
+        self.server = parse_smtp_url(smtp_url) if smtp_url else None
+        # The envelope's sender (MAIL FROM, where bounces go): MAIL_FROM's address, whatever From says.
+        self.envelope_sender = parse_address(sender).addr_spec
+        # The authorities TLS trusts: the system's, unless given (tests trust their own certificate).
+        self.ssl_context = ssl_context or ssl.create_default_context()
+        self.timeout = timeout
+
+    @property
+    def configured(self) -> bool:
+        return self.server is not None
+
+    def send(self, mail: EmailMessage) -> None:
+        """Hand ``mail`` to the server; raises (``smtplib.SMTPException``, ``OSError``) when it
+        was not taken, ``MailNotConfigured`` without a server."""
+        server = self.server
+        if server is None:
+            raise MailNotConfigured("SMTP_URL is not set")
+        if server.implicit_tls:
+            client = smtplib.SMTP_SSL(server.host, server.port, timeout=self.timeout, context=self.ssl_context)
+        else:
+            client = smtplib.SMTP(server.host, server.port, timeout=self.timeout)
+        with client:
+            client.ehlo()
+            secure = server.implicit_tls
+            if not secure and client.has_extn("starttls"):
+                client.starttls(context=self.ssl_context)
+                client.ehlo()  # the server's extensions may differ once encrypted (AUTH, typically)
+                secure = True
+            if server.username is not None:
+                if not secure and not server.loopback:
+                    raise smtplib.SMTPNotSupportedError(
+                        f"{server.host}:{server.port} offers no STARTTLS: refusing to send the SMTP password unencrypted"
+                    )
+                client.login(server.username, server.password)
+            client.send_message(mail, from_addr=self.envelope_sender)
+
+
+def permanent(error: Exception) -> bool:
+    """Whether the server refused this message for good (5xx to its recipient or its data):
+    sending it again cannot help. Everything else (a connection, a 4xx, a login) may pass later."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return all(500 <= code < 600 for code, _ in error.recipients.values())
+    if isinstance(error, smtplib.SMTPDataError):
+        return 500 <= error.smtp_code < 600
+    return False
+
+
+# -- the queue ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetrySchedule:
+    """When a message that failed is tried again: ``first`` seconds after the first failure,
+    doubling up to ``longest``; given up once the next try would come ``give_up_after``
+    seconds after it was queued."""
+
+    first: float = 10.0
+    longest: float = 3600.0
+    give_up_after: float = 24 * 3600.0
+
+    def wait(self, attempts: int) -> float:
+        return min(self.first * 2 ** max(attempts - 1, 0), self.longest)
+
+
+class MailQueue:
+    """Mail waiting to be sent, in ``collection`` (of the calling service's database).
+
+    A document per message: the message itself, its ``state`` (queued, sent, failed), when it
+    is next due (``dueAt``: pushed forward by a worker's claim, which is its lease, and by a
+    retry's wait), the ``claim`` token of the worker holding it, the token of its Message-ID
+    (fixed when queued), and ``doneAt`` once sent or given up, after which the TTL index drops
+    it in KEEP_DAYS.
+    """
+
+    INDEXES = [
+        # A key is enqueued once: a retried request mails once.
+        IndexModel([("key", ASCENDING)], unique=True, sparse=True, name="key"),
+        IndexModel([("state", ASCENDING), ("dueAt", ASCENDING)], name="state_due"),
+        IndexModel([("doneAt", ASCENDING)], expireAfterSeconds=KEEP_DAYS * 86400, name="done_ttl"),
+    ]
+
+    def __init__(self, collection: Collection):
+        self.collection = collection
+        self.ensure_indexes()
+
+    def ensure_indexes(self) -> None:
+        self.collection.create_indexes(self.INDEXES)
+
+    def enqueue(self, message: Message, key: str | None = None) -> None:
+        """Store ``message`` to be sent; a ``key`` already enqueued is not enqueued again.
+        ``ValueError`` for a message that cannot be composed (an address that is not one)."""
+        # Composed once now, so that a message that cannot be (an address that is not one, a
+        # header given twice) is refused in the request that queues it, not later in the worker.
+        compose(message, "check@localhost")
+        at = _now()
+        document = {
+            "to": message.to,
+            "subject": message.subject,
+            "text": message.text,
+            "html": message.html,
+            "branding": {"name": message.branding.name, "accent": message.branding.accent, "logoUrl": message.branding.logo_url},
+            # Pairs, not a document: a header's name may hold a dot, which a field name may not.
+            "headers": [[name, value] for name, value in message.headers.items()],
+            "messageToken": secrets.token_hex(16),
+            "state": QUEUED,
+            "createdAt": at,
+            "dueAt": at,
+            "attempts": 0,
+            "claim": None,
+        }
+        if key is not None:
+            document["key"] = key
+        try:
+            self.collection.insert_one(document)
+        except DuplicateKeyError:
+            pass  # queued before, by an earlier try of the same request
+
+    # The rest is the worker's (deliver): claims, leases and outcomes.
+
+    def claim(self, token: str, lease: float = LEASE_SECONDS) -> dict | None:
+        """Lease the message due first to ``token`` for ``lease`` seconds; None if none is due
+        or another worker won it."""
+        at = _now()
+        due = {"state": QUEUED, "dueAt": {"$lte": at}}
+        # NOTE: a find, then an update that repeats its condition: of two workers that found the
+        # same message, the second matches nothing. (A findAndModify would be one command, but
+        # the local MongoDB stand-in runs every one as a scan of the whole collection.)
+        found = self.collection.find_one(due, projection={"_id": 1}, sort=[("dueAt", ASCENDING)])
+        if found is None:
+            return None
+        won = self.collection.update_one(
+            {"_id": found["_id"], **due},
+            {"$set": {"dueAt": at + timedelta(seconds=lease), "claim": token}, "$inc": {"attempts": 1}},
+        )
+        if won.modified_count != 1:
+            return None
+        return self.collection.find_one({"_id": found["_id"], "claim": token})
+
+    def sent(self, document: dict, token: str) -> None:
+        self._finish(document, token, {"state": SENT, "doneAt": _now()})
+
+    def retry_at(self, document: dict, token: str, due: datetime, error: str) -> None:
+        self._finish(document, token, {"dueAt": due, "claim": None, "lastError": error})
+
+    def give_up(self, document: dict, token: str, error: str) -> None:
+        self._finish(document, token, {"state": FAILED, "doneAt": _now(), "lastError": error})
+
+    def _finish(self, document: dict, token: str, change: dict) -> None:
+        # Only while ``token`` holds the lease: a worker that outlived it leaves the outcome to the next.
+        self.collection.update_one({"_id": document["_id"], "claim": token}, {"$set": change})
+
+    @staticmethod
+    def message(document: dict) -> Message:
+        branding = document["branding"]
+        return Message(
+            to=document["to"],
+            subject=document["subject"],
+            text=document["text"],
+            html=document["html"],
+            branding=Branding(name=branding["name"], accent=branding["accent"], logo_url=branding.get("logoUrl")),
+            headers=dict(document.get("headers") or []),
+        )
+
+
+def _now() -> datetime:
+    # MongoDB keeps milliseconds: what is compared later is what was stored.
+    at = datetime.now(timezone.utc)
+    return at.replace(microsecond=at.microsecond // 1000 * 1000)
+
+
+# -- the worker -----------------------------------------------------------------------------
+
+
+def deliver(queue: MailQueue, mailer: Mailer, sender: str, stop: threading.Event, *,
+            schedule: RetrySchedule = RetrySchedule()) -> None:
+    """Send what ``queue`` holds through ``mailer``, from ``sender`` (``MAIL_FROM``), until
+    ``stop`` is set.
+
+    Each due message is claimed under a lease (two workers never send one at once; one killed
+    mid-send leaves it to the next after LEASE_SECONDS), composed with the Message-ID and Date
+    fixed when it was queued (a resend after a crash is recognisably the same mail), sent, and
+    marked sent. A send that fails is retried on ``schedule`` (logged), or given up (logged as
+    an error) when the server refused it for good or the schedule ran out. Idle, the worker
+    waits on the collection's change stream, so a queued message goes out at once. Without
+    SMTP_URL nothing is claimed: mail waits in the queue. MongoDB outages are waited out
+    (``common.retry``)."""
+    worker = _Delivery(queue, mailer, parse_address(sender).domain, sender, schedule)
+    run_until_stopped(lambda: worker.step(stop), stop, errors=(PyMongoError,), what="mail delivery", log=log)
+
+
+class _Delivery:
+    def __init__(self, queue: MailQueue, mailer: Mailer, domain: str, sender: str, schedule: RetrySchedule):
+        self.queue, self.mailer, self.domain, self.sender, self.schedule = queue, mailer, domain, sender, schedule
+        self.token = secrets.token_hex(8)
+        self.change_streams = True
+        self.told_unconfigured = False
+
+    def step(self, stop: threading.Event) -> None:
+        if not self.mailer.configured:
+            if not self.told_unconfigured:
+                log.warning("mail delivery: SMTP_URL is not set; mail stays queued until it is")
+                self.told_unconfigured = True
+            stop.wait(WAIT_SECONDS * 10)
+            return
+        stream = self._watch()  # opened before the claims: a message queued after them wakes it
+        try:
+            while not stop.is_set() and (document := self.queue.claim(self.token)) is not None:
+                self.attempt(document)
+            if stop.is_set():
+                return
+            if stream is None:
+                stop.wait(WAIT_SECONDS)
+            else:
+                stream.try_next()  # the database holds the wait: up to WAIT_SECONDS, or until an insert
+        finally:
+            if stream is not None:
+                stream.close()
+
+    def attempt(self, document: dict) -> None:
+        created = _utc(document["createdAt"])
+        try:
+            mail = compose(self.queue.message(document), self.sender,
+                           make_message_id(document["messageToken"], self.domain), date=created)
+            self.mailer.send(mail)
+        except (smtplib.SMTPException, OSError, ValueError) as ex:
+            self.failed(document, created, ex)
+            return
+        self.queue.sent(document, self.token)
+        log.info("mail delivery: sent %r to %s", document["subject"], document["to"])
+
+    def failed(self, document: dict, created: datetime, error: Exception) -> None:
+        reason = f"{type(error).__name__}: {error}"
+        due = _now() + timedelta(seconds=self.schedule.wait(document["attempts"]))
+        if isinstance(error, ValueError) or permanent(error):
+            log.error("mail delivery: %r to %s refused, not retried: %s", document["subject"], document["to"], reason)
+            self.queue.give_up(document, self.token, reason)
+        elif due > created + timedelta(seconds=self.schedule.give_up_after):
+            log.error("mail delivery: %r to %s given up after %d attempts: %s",
+                      document["subject"], document["to"], document["attempts"], reason)
+            self.queue.give_up(document, self.token, reason)
+        else:
+            log.warning("mail delivery: %r to %s failed (attempt %d), retrying at %s: %s",
+                        document["subject"], document["to"], document["attempts"], due.isoformat(), reason)
+            self.queue.retry_at(document, self.token, due, reason)
+
+    def _watch(self):
+        if not self.change_streams:
+            return None
+        stream = changes(self.queue.collection, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}])
+        if stream is None:
+            log.info("mail delivery: no change streams on this database; looking every %.1fs", WAIT_SECONDS)
+            self.change_streams = False
+        return stream
