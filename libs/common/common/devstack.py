@@ -147,6 +147,10 @@ class LocalMailServer:
 
     def __init__(self, folder: Path, port: int | None = None, host: str = "127.0.0.1", handler=None, **options):
         self.folder = Path(folder)
+        # Python's Maildir makes its tmp/, new/ and cur/ only with the folder itself: a folder
+        # that exists empty (a test's temporary directory) would refuse every message.
+        for sub in ("tmp", "new", "cur"):
+            (self.folder / sub).mkdir(parents=True, exist_ok=True)
         self.host = host
         self.port = port or free_port()
         # NOTE: a fixed server name: aiosmtpd would otherwise ask DNS for this host's full name.

@@ -7,12 +7,19 @@ from testkit.api import assert_error, wait_for
 from .helpers import address, join, mailed_link, sign_in_by_mail, token_of
 
 
+def new_post(workspace, title: str) -> dict:
+    board = workspace.board()
+    r = workspace.api.post(f"{workspace.path}/posts", key=workspace.key,
+                           json={"boardSlug": board["slug"], "title": title, "content": "Please."})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
 def test_an_end_user_signs_in_by_email_link_and_votes_as_themselves(workspace, maildir, api):
     email = address("user")
     session = sign_in_by_mail(workspace, maildir, email)
     assert session["role"] is None and session["user"]["email"] == email
-    post = workspace.api.post(f"{workspace.path}/posts", key=workspace.key,
-                              json={"boardSlug": workspace.board()["slug"], "title": "Dark mode"}).json()
+    post = new_post(workspace, "Dark mode")
     r = api.post(f"{workspace.path}/posts/{post['id']}/vote", key=session["token"])
     assert r.status_code in (200, 201) and r.json()["voteCount"] == 1, r.text
 
@@ -70,8 +77,7 @@ def test_links_for_one_address_are_limited(workspace, api):
 
 def test_an_sso_token_and_an_email_link_of_one_address_are_one_person_with_one_vote(workspace, maildir, api):
     email = address("same")
-    post = api.post(f"{workspace.path}/posts", key=workspace.key,
-                    json={"boardSlug": workspace.board()["slug"], "title": "One vote each"}).json()
+    post = new_post(workspace, "One vote each")
     jwt = workspace.user_token("crm-42", email=email, name="Sam")
     assert api.post(f"{workspace.path}/posts/{post['id']}/vote", user=jwt).json()["voteCount"] == 1
     session = sign_in_by_mail(workspace, maildir, email)
