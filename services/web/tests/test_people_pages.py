@@ -30,7 +30,7 @@ def test_an_end_user_signs_in_by_email_link_and_votes_as_themselves(site, worksp
     assert f'name="next" value="/b/{workspace.slug}/p/{post["id"]}"' in page.text
     sent = site.post("/sign-in", {"csrf": form_csrf(page.text, f"/b/{workspace.slug}/sign-in"), "email": "Reader@Example.com",
                                   "next": f"/b/{workspace.slug}/p/{post['id']}"})
-    assert sent.status_code == 200 and "Check your mail" in sent.text
+    assert sent.status_code == 200 and "Check your mail" in sent.text, re.findall(r"role=.alert.>([^<]*)<", sent.text)
     link = mailed_link(maildir, "reader@example.com", f"/b/{workspace.slug}/sign-in/email?")
     path = link.split(f"/b/{workspace.slug}", 1)[1]
     # opening the link signs nobody in; the page's button does

@@ -60,7 +60,14 @@ class Context(ServiceContext):
     templates: jinja2.Environment
 
 
+# The database the kit's app uses for the site (its readiness check); the site keeps no
+# collection of its own. The ``sessions`` collection of earlier versions is no longer read: its
+# TTL index empties it within a day.
+ALIAS = "web"
+
+
 def create_context(settings: Settings) -> Context:
+    from common.db import Store
     from web.api import ApiClient
     from web.config import load_config
     from web.render import environment
@@ -68,8 +75,8 @@ def create_context(settings: Settings) -> Context:
 
     config = load_config(settings)
     site = Site(ApiClient(config.api_url, config.api_timeout), config)
-    # No database: who is signed in is the people service's (the cookie holds its session token).
-    return Context(settings=settings, store=None, config=config, site=site, templates=environment())
+    # Who is signed in is the people service's (the cookie holds its session token).
+    return Context(settings=settings, store=Store(settings, ALIAS), config=config, site=site, templates=environment())
 
 
 @hookimpl

@@ -38,7 +38,7 @@ def query(req) -> dict:
 def origin(req) -> str:
     """Where the visitor's browser is (scheme://host), as the gateway forwards it."""
     scheme = req.get_header("X-Forwarded-Proto") or req.scheme
-    return f"{scheme}://{req.get_header('X-Forwarded-Host') or req.host}"
+    return f"{scheme}://{req.get_header('X-Forwarded-Host') or req.netloc}"
 
 
 def refusal(ex: Exception) -> Page:
