@@ -125,7 +125,7 @@ class PageProxy(Proxy):
                 "X-Forwarded-For": address,
                 CLIENT_HEADER: self.clients.token(address),
                 "X-Forwarded-Proto": req.get_header("X-Forwarded-Proto") or req.scheme,
-                "X-Forwarded-Host": req.get_header("X-Forwarded-Host") or req.host,
+                "X-Forwarded-Host": req.get_header("X-Forwarded-Host") or req.netloc,  # with its port: a site builds links on it
             }
         )
         answer = self.client.request(self.service, req.method, req.path, body=body, query=req.query_string, headers=headers)

@@ -50,6 +50,29 @@ def sso_sign_in(visitor: Visitor, token: str, **kw):
     return page, done
 
 
+def invite(workspace, email: str, role: str = "owner") -> str:
+    """Invite ``email`` to the team with the workspace's manager key: the invitation's link."""
+    r = workspace.api.post(f"{workspace.path}/members", key=workspace.key, json={"email": email, "role": role})
+    assert r.status_code == 201, r.text
+    return r.json()["link"]
+
+
+def join_team(visitor: Visitor, link: str, **kw):
+    """Accept an invitation as a person does: open its link, then press the button."""
+    token = re.search(r"[?&]token=([^&#]+)", link).group(1)
+    page = visitor.get("/join?token=" + token, **kw)
+    assert page.status_code == 200, page.text
+    return visitor.post("/join", {"csrf": form_csrf(page.text, f"/b/{visitor.slug}/join"), "token": token}, **kw)
+
+
+def team_member(stack_url: str, workspace, email: str, role: str = "owner") -> Visitor:
+    """A browser without JavaScript signed in as a new team member of ``workspace``."""
+    visitor = Visitor(stack_url, workspace.slug)
+    r = join_team(visitor, invite(workspace, email, role))
+    assert r.status_code == 200 and "Your account" in r.text, r.text
+    return visitor
+
+
 def vote_count(html: str, post_id: str) -> int:
     match = re.search(rf'data-post-id="{post_id}".*?data-count>(\d+)<', html, re.S)
     assert match, f"post {post_id} is not on the page"

@@ -5,22 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from common.config import Settings, as_url, between, from_env, load, require_strong_secrets
+from common.config import Settings, as_url, from_env, load, require_strong_secrets
 
 # The built-in cookie key is public (it is in this file): development machines only.
 DEV_COOKIE_SECRET = "dev-web-cookie-secret"
-# A manager's session is backed by an API key the site derives with the session's lifetime;
-# the API grants such keys for 60 s to 24 h.
-SESSION_SECONDS_RANGE = (60, 86400)
 
 
 @dataclass(frozen=True)
 class WebConfig:
     # Where the site calls the public API (the gateway); PUBLIC_BASE_URL by default.
     api_url: str = from_env("WEB_API_URL", "http://127.0.0.1:8080", as_url)
-    # Seconds a signed-in session lasts (SSO user or manager); a TTL index removes it after.
-    session_seconds: int = from_env("WEB_SESSION_SECONDS", 12 * 3600, between(*SESSION_SECONDS_RANGE))
-    # Key of the anonymous visitor cookie's HMAC and of its CSRF tokens: the site's own secret.
+    # Key of the anonymous visitor cookie's HMAC and of every CSRF token: the site's own secret.
     cookie_secret: str = from_env("WEB_COOKIE_SECRET", DEV_COOKIE_SECRET, secret=True)
     # Seconds one API call from a page may take.
     api_timeout: float = from_env("WEB_API_TIMEOUT", 10.0, float)

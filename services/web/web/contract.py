@@ -9,9 +9,11 @@ no event and consumes none, so it declares no topic. It reads and writes only th
 ``schemas.py``.
 """
 
-# The signed anonymous id of a browser (one year), and the random id of a signed-in session.
+# The signed anonymous id of a browser (one year); the people service's session token of a
+# signed-in visitor; the state of an OpenID Connect sign-in this browser started (ten minutes).
 ANON_COOKIE = "fb_anon"
 SESSION_COOKIE = "fb_session"
+OIDC_COOKIE = "fb_oidc"
 
 # Every answer of the site carries these (pages, redirects, error pages, stylesheets, scripts):
 # no inline script or style, no framing, no content sniffing.

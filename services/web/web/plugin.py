@@ -30,9 +30,24 @@ PAGES = [
     Route(B + "/changelog", R + "Changelog", ("GET",)),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
     Route(B + "/sso", R + "Sso", ("GET", "POST")),
+    Route(B + "/sign-in", R + "SignIn", ("GET", "POST")),
+    Route(B + "/sign-in/email", R + "EmailLink", ("GET", "POST")),
+    Route(B + "/sign-in/oidc", R + "OidcStart", ("GET",)),
+    Route(B + "/sign-in/oidc/callback", R + "OidcCallback", ("GET",)),
+    Route(B + "/sign-in/passkey/options", R + "PasskeyOptions", ("POST",)),
+    Route(B + "/sign-in/passkey", R + "PasskeySignIn", ("POST",)),
+    Route(B + "/join", R + "Join", ("GET", "POST")),
     Route(B + "/sign-out", R + "SignOut", ("POST",)),
-    Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET", "POST")),
+    Route(B + "/account", R + "Account", ("GET", "POST")),
+    Route(B + "/account/passkeys/options", R + "PasskeyRegistrationOptions", ("POST",)),
+    Route(B + "/account/passkeys", R + "Passkeys", ("POST",)),
+    Route(B + "/account/passkeys/{passkeyId}/remove", R + "PasskeyRemove", ("POST",)),
+    Route(B + "/account/sign-out-everywhere", R + "SignOutEverywhere", ("POST",)),
+    Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET",)),
     Route(B + "/admin/queue", R + "Queue", ("GET",)),
+    Route(B + "/admin/team", R + "Team", ("GET", "POST")),
+    Route(B + "/admin/team/members/{personId}", R + "TeamMember", ("POST",)),
+    Route(B + "/admin/team/invitations/{invitationId}/revoke", R + "TeamInvitationRevoke", ("POST",)),
     Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
     Route(B + "/static/{name}", R + "Static", ("GET",)),
 ]
@@ -44,26 +59,24 @@ class Context(ServiceContext):
     site: Site
     templates: jinja2.Environment
 
-    def start_api(self) -> None:
-        import threading
 
-        # Beside the requests, so a database that is slow to answer does not hold up the start.
-        threading.Thread(target=self.site.drop_unsealed_sessions, name="unsealed-sessions-purge", daemon=True).start()
+# The database the kit's app uses for the site (its readiness check); the site keeps no
+# collection of its own. The ``sessions`` collection of earlier versions is no longer read: its
+# TTL index empties it within a day.
+ALIAS = "web"
 
 
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from web.api import ApiClient
     from web.config import load_config
-    from web.models import ALIAS
     from web.render import environment
-    from web.repository import SessionRepository
     from web.service import Site
 
     config = load_config(settings)
-    store = Store(settings, ALIAS)
-    site = Site(ApiClient(config.api_url, config.api_timeout), SessionRepository(store), config)
-    return Context(settings=settings, store=store, config=config, site=site, templates=environment())
+    site = Site(ApiClient(config.api_url, config.api_timeout), config)
+    # Who is signed in is the people service's (the cookie holds its session token).
+    return Context(settings=settings, store=Store(settings, ALIAS), config=config, site=site, templates=environment())
 
 
 @hookimpl
@@ -73,5 +86,4 @@ def register_service() -> ServiceSpec:
         context="web.plugin:create_context",
         pages=PAGES,
         site_root=B,
-        models="web.models:MODELS",
     )

@@ -19,7 +19,7 @@ from common.public_api import CLIENT_HEADER
 from web import shapes
 from web.api import ApiError
 from web.contract import SECURITY_HEADERS
-from web.shapes import Asset, Page, Redirect
+from web.shapes import Asset, Json, Page, Redirect
 
 
 def form(req) -> dict:
@@ -33,6 +33,12 @@ def form(req) -> dict:
 def query(req) -> dict:
     """The query's parameters, the first value of a repeated one."""
     return {k: (v[0] if isinstance(v, list) else v) for k, v in req.params.items()}
+
+
+def origin(req) -> str:
+    """Where the visitor's browser is (scheme://host), as the gateway forwards it."""
+    scheme = req.get_header("X-Forwarded-Proto") or req.scheme
+    return f"{scheme}://{req.get_header('X-Forwarded-Host') or req.netloc}"
 
 
 def refusal(ex: Exception) -> Page:
@@ -54,11 +60,16 @@ class PageResource:
         ``public``: an answer the same for every visitor (a stylesheet, a script), so the
         visitor's cookies are neither read nor set and browsers may cache it."""
         resp.set_headers(SECURITY_HEADERS)
-        visitor = self.site.visitor(slug, {} if public else req.cookies, req.get_header(CLIENT_HEADER))
+        cookies, client = {} if public else req.cookies, req.get_header(CLIENT_HEADER)
         try:
-            answer = action(visitor, *args)
-        except (FeedbackError, ApiError) as ex:
-            answer = refusal(ex)
+            visitor = self.site.visitor(slug, cookies, client, origin(req))
+        except ApiError as ex:  # who is signed in could not be checked: say so, to nobody in particular
+            visitor, answer = self.site.anonymous(slug, cookies, client), refusal(ex)
+        else:
+            try:
+                answer = action(visitor, *args)
+            except (FeedbackError, ApiError) as ex:
+                answer = refusal(ex)
         if not public:
             self._set_cookies(req, resp, visitor.cookies)
         if isinstance(answer, Asset):
@@ -67,6 +78,10 @@ class PageResource:
             resp.data = answer.body
             return
         resp.cache_control = ["no-store"]
+        if isinstance(answer, Json):
+            resp.status = answer.status
+            resp.media = answer.body
+            return
         resp.content_type = falcon.MEDIA_HTML
         if isinstance(answer, Redirect):
             resp.status = falcon.HTTP_303
@@ -143,12 +158,99 @@ class SignOut(PageResource):
         self.respond(req, resp, slug, self.site.sign_out, form(req))
 
 
-class ManagerSignIn(PageResource):
+class SignIn(PageResource):
     def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.manager_sign_in_form)
+        self.respond(req, resp, slug, self.site.sign_in_form, query(req))
 
     def on_post(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.manager_sign_in, form(req))
+        self.respond(req, resp, slug, self.site.sign_in_email, form(req))
+
+
+class EmailLink(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.email_link, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.email_link_redeem, form(req))
+
+
+class OidcStart(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.oidc_start, query(req))
+
+
+class OidcCallback(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.oidc_callback, query(req))
+
+
+class PasskeyOptions(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.passkey_options, form(req))
+
+
+class PasskeySignIn(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.passkey_sign_in, form(req))
+
+
+class Join(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.join_page, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.join, form(req))
+
+
+class Account(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.account, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.account_update, form(req))
+
+
+class PasskeyRegistrationOptions(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.passkey_registration_options, form(req))
+
+
+class Passkeys(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.passkey_register, form(req))
+
+
+class PasskeyRemove(PageResource):
+    def on_post(self, req, resp, slug, passkeyId):
+        self.respond(req, resp, slug, self.site.passkey_remove, passkeyId, form(req))
+
+
+class SignOutEverywhere(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.sign_out_everywhere, form(req))
+
+
+class ManagerSignIn(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.manager_sign_in)
+
+
+class Team(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.team, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.team_invite, form(req))
+
+
+class TeamMember(PageResource):
+    def on_post(self, req, resp, slug, personId):
+        self.respond(req, resp, slug, self.site.team_member, personId, form(req))
+
+
+class TeamInvitationRevoke(PageResource):
+    def on_post(self, req, resp, slug, invitationId):
+        self.respond(req, resp, slug, self.site.team_invitation_revoke, invitationId, form(req))
 
 
 class Queue(PageResource):

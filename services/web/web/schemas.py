@@ -17,9 +17,15 @@ DEFAULT_SORT = "top"
 OFFSET_MAX = 10_000
 SEARCH_MAX = 200
 
-# A credential (a sign-in link's token, a pasted API key) goes into an HTTP header: printable
-# ASCII without spaces, or it is refused as input here rather than failing inside the HTTP client.
+# A credential (a sign-in link's token, an SSO token) goes into an HTTP header or a body:
+# printable ASCII without spaces, or it is refused as input here rather than failing inside the
+# HTTP client.
 CREDENTIAL = re.compile(r"[\x21-\x7e]{1,8192}")
+# The session cookie: a session token of the people service (``fbs_`` and URL-safe base64). A
+# cookie of another form is cleared without asking the API.
+SESSION_TOKEN = re.compile(r"fbs_[A-Za-z0-9_-]{16,200}")
+# A session cookie lasts as long as the session at most, and never longer than browsers keep one.
+COOKIE_MAX_SECONDS = 400 * 24 * 3600
 
 MODERATION_STATES = ("approved", "pending", "rejected", "spam")
 # A manager's triage form: which action, and for ``moderate`` the new state. The other actions'
@@ -30,4 +36,13 @@ TRIAGE = {
     "required": ["action"],
     "if": {"properties": {"action": {"const": "moderate"}}, "required": ["action"]},
     "then": {"properties": {"moderationState": {"enum": list(MODERATION_STATES)}}, "required": ["moderationState"]},
+}
+
+# A team member's roles (the people service's), offered by the team page's forms.
+ROLES = ("owner", "manager")
+# The team page's form on one member: change the role (``role``, the API's to check) or remove.
+TEAM_MEMBER = {
+    "type": "object",
+    "properties": {"action": {"enum": ["role", "remove"]}},
+    "required": ["action"],
 }

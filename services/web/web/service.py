@@ -1,43 +1,45 @@
 """The site's rules: who the visitor is, which API calls each page makes, sessions and CSRF.
 
-Every read and write goes to the public API with the visitor's own identity (an anonymous
-id, an SSO user's token or a manager's session API key, kept sealed in the session), so
-visibility, permissions and rate limits are the API's. No page makes one API call per post.
+Every read and write goes to the public API with the visitor's own identity (an anonymous id,
+or the people service's session token the site's cookie holds), so visibility, permissions and
+rate limits are the API's. No page makes one API call per post.
 
-Each page's method returns what to answer (``shapes.Page``, ``Redirect`` or ``Asset``). A refusal
-of the site's own (no CSRF proof, not a manager, malformed input) raises the kit's error
-(``common.errors``); the API's refusal arrives as ``ApiError``. The resources render either as
-the error page, in one place.
+Each page's method returns what to answer (``shapes.Page``, ``Redirect``, ``Json`` or ``Asset``).
+A refusal of the site's own (no CSRF proof, not a manager, malformed input) raises the kit's
+error (``common.errors``); the API's refusal arrives as ``ApiError``. The resources render either
+as the error page, in one place.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from importlib.resources import files
-
-from pymongo.errors import PyMongoError
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
 from common.validation import check
 from web import schemas, shapes
 from web.api import ApiClient, ApiError
-from web.contract import ANON_COOKIE, SESSION_COOKIE
-from web.shapes import Asset, Page, Redirect
+from web.contract import ANON_COOKIE, OIDC_COOKIE, SESSION_COOKIE
+from web.shapes import Asset, Json, Page, Redirect
 
 log = logging.getLogger(__name__)
 
 ANON_ID = re.compile(r"[0-9a-f]{32}")
-# What the API key a manager's session holds is called in the workspace's list of keys.
-GRANT_NAME = "board session"
 # The site's own files (package data) and their types; browsers keep them five minutes.
 STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
 STATIC_MAX_AGE = 300
+# How long the browser keeps the state of an OpenID Connect sign-in it started (the people
+# service keeps the state itself as long).
+OIDC_SECONDS = 600
 
 
 @dataclass
@@ -47,35 +49,59 @@ class Visitor:
     kind: str  # "anonymous" | "user" | "manager"
     identity: dict  # the API headers that say who this is (and ``forwarded``)
     csrf: str  # the token of this visitor's forms: the session's, else ``anon_csrf``
-    session_id: str | None = None
+    token: str | None = None  # the people service's session token (the session cookie)
     cookies: list = field(default_factory=list)  # (name, value, max_age) to set; value None clears
     anon_csrf: str = ""  # bound to the signed anonymous cookie, whoever is signed in
     forwarded: dict = field(default_factory=dict)  # headers every /v1 call of this request carries
-    name: str | None = None  # who is signed in, as the page may say it
-    grant_id: str | None = None  # a manager session's API key id
+    origin: str | None = None  # scheme://host the browser is on, as the gateway forwards it
+    me: dict = field(default_factory=dict)  # GET /v1/me of a signed-in visitor
+    oidc_state: str | None = None  # the OpenID Connect sign-in this browser started
 
     @property
     def is_manager(self) -> bool:
         return self.kind == "manager"
+
+    @property
+    def is_owner(self) -> bool:
+        return self.me.get("role") == "owner"
+
+    @property
+    def name(self) -> str | None:
+        """Who is signed in, as the page may say it."""
+        return self.me.get("name") or self.me.get("email")
 
 
 def _sign(secret: str, message: str) -> str:
     return hmac.new(secret.encode(), message.encode(), hashlib.sha256).hexdigest()
 
 
+def _seconds_until(iso: str | None, at_most: int) -> int:
+    """Seconds from now to ``iso`` (the API's expiry), for a cookie's max-age."""
+    try:
+        until = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except (AttributeError, ValueError):
+        return at_most
+    left = int((until - datetime.now(timezone.utc)).total_seconds())
+    return max(0, min(left, at_most))
+
+
 class Site:
-    def __init__(self, api: ApiClient, sessions, config):
+    def __init__(self, api: ApiClient, config):
         self.api = api
-        self.sessions = sessions
         self.config = config
         self.secret = config.cookie_secret
 
     # ---- who is visiting -------------------------------------------------------------
-    def visitor(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
+    def visitor(self, slug: str, cookies: dict, client: str | None = None, origin: str | None = None) -> Visitor:
         """Who is visiting, from the site's cookies. ``client``: the gateway's signed token of
         the visitor's address (``CLIENT_HEADER``), sent back unchanged on every /v1 call, so
         per-address limits count visitors, not the site, and nothing the site says about an
-        address is believed."""
+        address is believed. ``origin``: where the browser is (links, passkeys and OpenID
+        Connect redirects are bound to it by the people service).
+
+        With a session cookie, one ``GET /v1/me`` says who it is: the people service is the
+        identity check, the site keeps no session of its own. A 401 means the session ended
+        (signed out elsewhere, removed from the team, expired): the cookie is cleared."""
         forwarded = {CLIENT_HEADER: client} if client else {}
         fresh = []
         anon_id = self._anon_id(cookies.get(ANON_COOKIE, ""))
@@ -83,18 +109,33 @@ class Site:
             anon_id = secrets.token_hex(16)
             fresh.append((ANON_COOKIE, f"{anon_id}.{_sign(self.secret, 'anon:' + anon_id)}", 365 * 24 * 3600))
         anon_csrf = _sign(self.secret, "csrf:" + anon_id)[:32]
-        sid = cookies.get(SESSION_COOKIE)
-        session = self.sessions.find(sid) if sid else None
-        if session is not None and session["workspace"] == slug:
-            credential = session["credential"]
-            if session["kind"] == "manager":
-                identity, name = {"Authorization": f"Bearer {credential}"}, None
-            else:
-                identity, name = {"X-Feedback-User": credential}, shapes.account(credential)["label"]
-            return Visitor(slug, anon_id, session["kind"], {**identity, **forwarded}, session["csrf"], sid, fresh,
-                           anon_csrf, forwarded, name, session.get("grantId"))
-        identity = {"X-Feedback-Anonymous-Id": anon_id, **forwarded}
-        return Visitor(slug, anon_id, "anonymous", identity, anon_csrf, None, fresh, anon_csrf, forwarded)
+        anonymous = Visitor(slug, anon_id, "anonymous", {"X-Feedback-Anonymous-Id": anon_id, **forwarded}, anon_csrf,
+                            None, fresh, anon_csrf, forwarded, origin, oidc_state=cookies.get(OIDC_COOKIE) or None)
+        token = cookies.get(SESSION_COOKIE) or ""
+        if not token:
+            return anonymous
+        if not schemas.SESSION_TOKEN.fullmatch(token):
+            fresh.append((SESSION_COOKIE, None, 0))
+            return anonymous
+        identity = {"Authorization": f"Bearer {token}", **forwarded}
+        try:
+            me = self.api.call("GET", "/me", identity)
+        except ApiError as ex:
+            if ex.status not in (401, 403):
+                raise
+            fresh.append((SESSION_COOKIE, None, 0))  # the session ended: the visitor is anonymous again
+            return anonymous
+        if me.get("workspace") != slug:
+            return anonymous  # a session of another board: anonymous here, still signed in there
+        kind = "manager" if me.get("role") else "user"
+        csrf = _sign(self.secret, "csrf:" + token)[:32]
+        return Visitor(slug, anon_id, kind, identity, csrf, token, fresh, anon_csrf, forwarded, origin, me,
+                       anonymous.oidc_state)
+
+    def anonymous(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
+        """The visitor as if nobody were signed in: whom an error page is shown to when the
+        session could not be checked."""
+        return self.visitor(slug, {k: v for k, v in cookies.items() if k != SESSION_COOKIE}, client)
 
     def _anon_id(self, cookie: str) -> str | None:
         value, _, signature = cookie.partition(".")
@@ -110,7 +151,7 @@ class Site:
 
     def _require_manager(self, visitor: Visitor) -> None:
         if not visitor.is_manager:
-            raise Forbidden("only a signed-in manager can do this")
+            raise Forbidden("only a signed-in team member can do this")
 
     def _call(self, visitor: Visitor, method: str, path: str, query=None, payload=None):
         return self.api.call(method, f"/workspaces/{visitor.slug}{path}", visitor.identity, query, payload)
@@ -119,6 +160,10 @@ class Site:
         """A call with a credential that is not (yet) the visitor's session's, for this request."""
         return self.api.call(method, f"/workspaces/{visitor.slug}{path}", {**identity, **visitor.forwarded}, query, payload)
 
+    def _call_anonymously(self, visitor: Visitor, method: str, path: str, payload=None):
+        """A sign-in call: made as nobody, whoever is signed in (a sign-in starts a new session)."""
+        return self._call_as(visitor, {"X-Feedback-Anonymous-Id": visitor.anon_id}, method, path, None, payload)
+
     def _common(self, visitor: Visitor) -> dict:
         """What every page shows: branding and who is signed in (one API call)."""
         branding = self._call(visitor, "GET", "/branding")
@@ -126,7 +171,8 @@ class Site:
 
     def _local(self, visitor: Visitor, target: str | None, fallback: str) -> str:
         base = f"/b/{visitor.slug}"
-        if target and (target == base or target.startswith(base + "/") or target.startswith(base + "?")) and "//" not in target:
+        if target and (target == base or target.startswith(base + "/") or target.startswith(base + "?")) \
+                and "//" not in target and "\\" not in target:
             return target
         return fallback
 
@@ -241,83 +287,279 @@ class Site:
         return Redirect(f"/b/{visitor.slug}/p/{created['id']}")
 
     # ---- signing in --------------------------------------------------------------------
-    # A GET never changes who is signed in: the sign-in link only shows whom it would sign in
-    # as, and a POST of that page's form (CSRF-checked) does it. A link or an image in a
-    # comment cannot sign a viewer in as someone else.
+    # A GET never changes who is signed in: a sign-in link (SSO, email, invitation) only shows
+    # what it would do, and a POST of that page's form (CSRF-checked) does it. A link or an
+    # image in a comment cannot sign a viewer in as someone else. The one exception is the
+    # OpenID Connect callback, a redirect target by nature: its ``state`` must be the one this
+    # browser started (a cookie), so a callback URL sent by someone else signs nobody in.
+    # Sign-in forms carry ``anon_csrf`` (bound to the anonymous cookie), whoever is signed in.
     def sso_confirm(self, visitor: Visitor, token: str) -> Page:
         account = self._check_user_token(visitor, token)
         return Page("sso.html", {**self._common(visitor), "token": token, "account": account,
                                  "csrf": visitor.anon_csrf})
 
     def sso(self, visitor: Visitor, form: dict) -> Redirect:
+        """The SSO token is traded for a session of the people service once; the site keeps the
+        session, never the token."""
         self.check_csrf(visitor, form, visitor.anon_csrf)
         token = form.get("token") or ""
-        self._check_user_token(visitor, token)
-        return self._start_session(visitor, "user", token)
+        self._check_token_form(token)
+        session = self._call_as(visitor, {"X-Feedback-User": token}, "POST", "/sessions")
+        return self._start_session(visitor, session)
 
-    def _check_user_token(self, visitor: Visitor, token: str) -> dict:
+    def _check_token_form(self, token: str) -> None:
         if not token:
             raise BadRequest("the sign-in link has no token")
         if not schemas.CREDENTIAL.fullmatch(token):
             raise BadRequest("the sign-in link's token is malformed")
+
+    def _check_user_token(self, visitor: Visitor, token: str) -> dict:
+        self._check_token_form(token)
         self._call_as(visitor, {"X-Feedback-User": token}, "GET", "/posts", {"limit": 1})
         return shapes.account(token)
 
-    def manager_sign_in_form(self, visitor: Visitor, error: str | None = None) -> Page:
-        return Page("admin_sign_in.html", {**self._common(visitor), "error": error}, 400 if error else 200)
+    def sign_in_form(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200) -> Page:
+        """Every method the workspace has: the email form always (team members may use every
+        method; an end user is told when the workspace does not offer it), OpenID Connect when
+        configured, passkeys."""
+        common = self._common(visitor)
+        settings = self._call(visitor, "GET", "/sign-in-settings")
+        next_path = self._local(visitor, params.get("next"), "")
+        return Page("sign_in.html", {
+            **common, "csrf": visitor.anon_csrf, "next": next_path, "error": error, "email": params.get("email") or "",
+            "oidc": settings.get("oidc"), "end_user_methods": settings.get("endUserMethods") or [],
+            "oidc_link": f"/b/{visitor.slug}/sign-in/oidc" + (("?" + urlencode({"next": next_path})) if next_path else ""),
+        }, status)
 
-    def manager_sign_in(self, visitor: Visitor, form: dict):
-        """The pasted key is exchanged for an API key of its own that expires with the session
-        and that sign-out deletes; the pasted key is used once and never kept."""
-        self.check_csrf(visitor, form)
-        key = (form.get("apiKey") or "").strip()
-        refused = "That API key is not a manager key of this workspace."
-        if not schemas.CREDENTIAL.fullmatch(key):
-            return self.manager_sign_in_form(visitor, refused)
-        body = {"name": GRANT_NAME, "role": "manager", "expiresInSeconds": self.config.session_seconds}
-        try:  # only a manager of this workspace may create its keys
-            grant = self._call_as(visitor, {"Authorization": f"Bearer {key}"}, "POST", "/api-keys", payload=body)
+    def sign_in_email(self, visitor: Visitor, form: dict) -> Page:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        next_path = self._local(visitor, form.get("next"), "")
+        payload = {"email": (form.get("email") or "").strip(), **self._origin(visitor), **({"next": next_path} if next_path else {})}
+        try:
+            answer = self._call_anonymously(visitor, "POST", "/sign-in/email", payload)
         except ApiError as ex:
-            if ex.status in (401, 403):
-                return self.manager_sign_in_form(visitor, refused)
+            if ex.status in (400, 429):
+                return self.sign_in_form(visitor, {"next": next_path, "email": payload["email"]}, ex.message, ex.status)
             raise
-        return self._start_session(visitor, "manager", grant["key"], f"/b/{visitor.slug}/admin/queue", grant["id"])
+        return Page("sign_in_sent.html", {**self._common(visitor), "message": answer.get("message"), "email": payload["email"]})
 
-    def _start_session(self, visitor: Visitor, kind: str, credential: str, then: str | None = None,
-                       grant_id: str | None = None) -> Redirect:
-        self._end_session(visitor)  # a sign-in always gets a new session id
-        sid = secrets.token_urlsafe(32)
-        self.sessions.create(sid, kind, visitor.slug, credential, secrets.token_hex(16), self.config.session_seconds, grant_id)
-        visitor.cookies.append((SESSION_COOKIE, sid, self.config.session_seconds))
+    def email_link(self, visitor: Visitor, params: dict) -> Page:
+        token = params.get("token") or ""
+        self._check_token_form(token)
+        return Page("sign_in_email.html", {**self._common(visitor), "token": token, "csrf": visitor.anon_csrf,
+                                           "next": self._local(visitor, params.get("next"), "")})
+
+    def email_link_redeem(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        token = form.get("token") or ""
+        self._check_token_form(token)
+        session = self._call_anonymously(visitor, "POST", "/sign-in/email/redeem", {"token": token})
+        return self._start_session(visitor, session, self._local(visitor, session.get("next"), ""))
+
+    def oidc_start(self, visitor: Visitor, params: dict) -> Redirect:
+        """A link, not a form: the site's CSP (``form-action 'self'``) would stop a form's
+        redirect to the provider. Starting signs nobody in; the state it returns is kept in a
+        cookie, so only this browser can finish it."""
+        next_path = self._local(visitor, params.get("next"), "")
+        answer = self._call_anonymously(visitor, "POST", "/sign-in/oidc",
+                                        {**self._origin(visitor), **({"next": next_path} if next_path else {})})
+        url = answer["authorizationUrl"]
+        state = (parse_qs(urlsplit(url).query).get("state") or [""])[0]
+        if not state:
+            raise BadRequest("the identity provider's address has no state")
+        visitor.cookies.append((OIDC_COOKIE, state, OIDC_SECONDS))
+        return Redirect(url)
+
+    def oidc_callback(self, visitor: Visitor, params: dict) -> Redirect:
+        if params.get("error"):
+            raise BadRequest(f"the identity provider did not sign you in: {params.get('error_description') or params['error']}")
+        state, code = params.get("state") or "", params.get("code") or ""
+        if not state or not code:
+            raise BadRequest("the identity provider's answer has no state or code")
+        visitor.cookies.append((OIDC_COOKIE, None, 0))  # one use, whatever happens next
+        if not visitor.oidc_state or not hmac.compare_digest(state, visitor.oidc_state):
+            raise Forbidden("this sign-in was not started in this browser; start it again from the sign-in page")
+        session = self._call_anonymously(visitor, "POST", "/sign-in/oidc/callback", {"state": state, "code": code})
+        return self._start_session(visitor, session, self._local(visitor, session.get("next"), ""))
+
+    def passkey_options(self, visitor: Visitor, form: dict) -> Json:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        return self._json(lambda: self._call_anonymously(visitor, "POST", "/sign-in/passkey/options", self._origin(visitor)))
+
+    def passkey_sign_in(self, visitor: Visitor, form: dict) -> Json:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        payload = self._ceremony(form)
+        next_path = self._local(visitor, form.get("next"), "")
+
+        def sign_in():
+            session = self._call_anonymously(visitor, "POST", "/sign-in/passkey", payload)
+            return {"location": self._start_session(visitor, session, next_path).location}
+
+        return self._json(sign_in, 201)
+
+    def join_page(self, visitor: Visitor, params: dict) -> Page:
+        token = params.get("token") or ""
+        self._check_token_form(token)
+        return Page("join.html", {**self._common(visitor), "token": token, "csrf": visitor.anon_csrf})
+
+    def join(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form, visitor.anon_csrf)
+        token = form.get("token") or ""
+        self._check_token_form(token)
+        session = self._call_anonymously(visitor, "POST", "/invitations/accept", {"token": token})
+        return self._start_session(visitor, session, f"/b/{visitor.slug}/account")
+
+    def _origin(self, visitor: Visitor) -> dict:
+        return {"origin": visitor.origin} if visitor.origin else {}
+
+    @staticmethod
+    def _ceremony(form: dict) -> dict:
+        """A WebAuthn ceremony's result as site.js posts it: the challenge's id and the
+        credential (JSON), checked by the people service."""
+        try:
+            credential = json.loads(form.get("credential") or "")
+        except ValueError:
+            credential = None
+        if not isinstance(credential, dict) or not form.get("challengeId"):
+            raise BadRequest("the passkey's answer is missing or malformed")
+        payload = {"challengeId": form["challengeId"], "credential": credential}
+        if (form.get("name") or "").strip():
+            payload["name"] = form["name"].strip()
+        return payload
+
+    @staticmethod
+    def _json(work, status: int = 200) -> Json:
+        """A script's answer: what ``work`` returns, or the API's refusal as ``{"error"}``."""
+        try:
+            return Json(work(), status)
+        except ApiError as ex:
+            return Json({"error": ex.message}, ex.status if 400 <= ex.status < 600 else 502)
+
+    def _start_session(self, visitor: Visitor, session: dict, then: str | None = None) -> Redirect:
+        """Keep the people service's new session in the cookie; a sign-in always ends the
+        session the browser had (a new token every time)."""
+        self._end_session(visitor)
+        max_age = _seconds_until(session.get("expiresAt"), schemas.COOKIE_MAX_SECONDS)
+        visitor.cookies.append((SESSION_COOKIE, session["token"], max_age))
         return Redirect(then or f"/b/{visitor.slug}")
 
     def _end_session(self, visitor: Visitor) -> None:
-        if visitor.session_id:
-            self.sessions.delete(visitor.session_id)
-        if visitor.grant_id:
-            # Best effort: the key expires with the session anyway, and a visitor who signs
-            # out is signed out here whatever the API answers.
-            try:
-                self._call(visitor, "DELETE", f"/api-keys/{visitor.grant_id}")
-            except ApiError as ex:
-                log.warning("could not delete a signed-out session's API key %s: %s %s", visitor.grant_id, ex.status, ex.message)
-
-    def drop_unsealed_sessions(self) -> None:
-        """Sessions stored before credentials were sealed hold a key in clear until they expire:
-        delete them (their visitors sign in again)."""
-        try:
-            dropped = self.sessions.drop_unsealed()
-        except PyMongoError as ex:
-            log.warning("could not delete sessions stored unsealed: %s", ex)
+        if not visitor.token:
             return
-        if dropped:
-            log.info("deleted %d sessions stored before credentials were sealed", dropped)
+        # Best effort: a visitor who signs out is signed out here (the cookie goes) whatever
+        # the API answers; the session expires there anyway.
+        try:
+            self.api.call("POST", "/me/sign-out", visitor.identity)
+        except ApiError as ex:
+            log.warning("could not end a session at sign-out: %s %s", ex.status, ex.message)
 
     def sign_out(self, visitor: Visitor, form: dict) -> Redirect:
         self.check_csrf(visitor, form)
         self._end_session(visitor)
         visitor.cookies.append((SESSION_COOKIE, None, 0))
         return Redirect(f"/b/{visitor.slug}")
+
+    def manager_sign_in(self, visitor: Visitor) -> Redirect:
+        """The old team sign-in address (an API key form, gone: keys are for machines)."""
+        return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/queue"))
+
+    def _sign_in_path(self, visitor: Visitor, then: str) -> str:
+        return f"/b/{visitor.slug}/sign-in?" + urlencode({"next": then})
+
+    # ---- the signed-in person's account -----------------------------------------------------
+    def account(self, visitor: Visitor, params: dict):
+        if visitor.kind == "anonymous":
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/account"))
+        common = self._common(visitor)
+        try:
+            passkeys = self._call(visitor, "GET", "/passkeys")["items"]
+        except ApiError as ex:
+            if ex.status not in (403, 404):  # a person without passkeys on this platform (an SSO user)
+                raise
+            passkeys = None
+        return Page("account.html", {**common, "passkeys": passkeys, "saved": params.get("saved") == "1"})
+
+    def account_update(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        self.api.call("PATCH", "/me", visitor.identity, payload={"name": (form.get("name") or "").strip()})
+        return Redirect(f"/b/{visitor.slug}/account?saved=1")
+
+    def passkey_registration_options(self, visitor: Visitor, form: dict) -> Json:
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        return self._json(lambda: self._call(visitor, "POST", "/passkeys/registration-options", payload=self._origin(visitor)))
+
+    def passkey_register(self, visitor: Visitor, form: dict) -> Json:
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        payload = self._ceremony(form)
+
+        def register():
+            passkey = self._call(visitor, "POST", "/passkeys", payload=payload)
+            return {**passkey, "location": f"/b/{visitor.slug}/account"}
+
+        return self._json(register, 201)
+
+    def passkey_remove(self, visitor: Visitor, passkey_id: str, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        self._call(visitor, "DELETE", f"/passkeys/{passkey_id}")
+        return Redirect(f"/b/{visitor.slug}/account")
+
+    def sign_out_everywhere(self, visitor: Visitor, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        self.api.call("POST", "/me/sign-out-everywhere", visitor.identity)
+        visitor.cookies.append((SESSION_COOKIE, None, 0))
+        return Redirect(f"/b/{visitor.slug}")
+
+    def _require_person(self, visitor: Visitor) -> None:
+        if visitor.kind == "anonymous":
+            raise Forbidden("sign in first")
+
+    # ---- the team (owners manage it) ----------------------------------------------------------
+    def team(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
+        if not visitor.is_manager:
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/team"))
+        common = self._common(visitor)
+        members = self._call(visitor, "GET", "/members")["items"]
+        invitations = self._call(visitor, "GET", "/invitations")["items"]
+        return Page("team.html", {**common, "members": members, "invitations": invitations, "roles": schemas.ROLES,
+                                  "error": error, "invited": params.get("invited") or ""}, status)
+
+    def team_invite(self, visitor: Visitor, form: dict):
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        payload = {"email": (form.get("email") or "").strip(), "role": form.get("role") or ""}
+        try:
+            invitation = self._call(visitor, "POST", "/members", payload=payload)
+        except ApiError as ex:
+            if ex.status in (400, 403, 409):
+                return self.team(visitor, {}, ex.message, ex.status)
+            raise
+        return Redirect(f"/b/{visitor.slug}/admin/team?" + urlencode({"invited": invitation["email"]}))
+
+    def team_member(self, visitor: Visitor, person_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        action = check(form, schemas.TEAM_MEMBER)["action"]
+        try:
+            if action == "role":
+                self._call(visitor, "PATCH", f"/members/{person_id}", payload={"role": form.get("role") or ""})
+            else:
+                self._call(visitor, "DELETE", f"/members/{person_id}")
+        except ApiError as ex:
+            if ex.status in (400, 403, 404, 409):
+                return self.team(visitor, {}, ex.message, ex.status)
+            raise
+        return Redirect(f"/b/{visitor.slug}/admin/team")
+
+    def team_invitation_revoke(self, visitor: Visitor, invitation_id: str, form: dict) -> Redirect:
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        self._call(visitor, "DELETE", f"/invitations/{invitation_id}")
+        return Redirect(f"/b/{visitor.slug}/admin/team")
 
     # ---- managers ----------------------------------------------------------------------
     def triage(self, visitor: Visitor, post_id: str, form: dict) -> Redirect:
@@ -337,7 +579,7 @@ class Site:
 
     def queue(self, visitor: Visitor, params: dict):
         if not visitor.is_manager:
-            return Redirect(f"/b/{visitor.slug}/admin/sign-in")
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/queue"))
         common = self._common(visitor)
         posts = self._call(visitor, "GET", "/posts", query={"moderationState": "pending", "sort": "oldest", "limit": 100})["items"]
         return Page("queue.html", {**common, "posts": posts})

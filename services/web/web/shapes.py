@@ -1,7 +1,7 @@
 """What the site answers, and what it makes of the API's answers for its templates.
 
-The site's rules (``service.py``) return a :class:`Page` to render, a :class:`Redirect` or an
-:class:`Asset`; ``resources.py`` writes it. The functions below turn ``/v1`` answers into what a
+The site's rules (``service.py``) return a :class:`Page` to render, a :class:`Redirect`, a
+:class:`Json` or an :class:`Asset`; ``resources.py`` writes it. The functions below turn ``/v1`` answers into what a
 template shows, and hold no rule of who may see what: that is the API's.
 """
 
@@ -33,6 +33,14 @@ class Redirect:
     """A 303 to ``location`` (a path of this site), after a form."""
 
     location: str
+
+
+@dataclass
+class Json:
+    """An answer to the site's own script (a passkey ceremony's steps): ``body`` as JSON."""
+
+    body: dict
+    status: int = 200
 
 
 @dataclass

@@ -1,4 +1,4 @@
-// Enhancements only: every page works without this file.
+// Enhancements only: every page works without this file, but for passkeys (a browser API).
 (function () {
   "use strict";
   // Submit page: debounce the title and show similar posts, so people vote instead of duplicating.
@@ -44,5 +44,92 @@
   // Filters: apply on change.
   document.querySelectorAll("form.filters select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
+  });
+  // Passkeys (WebAuthn): the site's routes proxy the people service's options and checks; the
+  // browser's authenticator does the rest. The API speaks JSON with base64url for bytes.
+  var fromB64 = function (text) {
+    var s = text.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    var bin = atob(s);
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes.buffer;
+  };
+  var toB64 = function (buffer) {
+    var bytes = new Uint8Array(buffer);
+    var s = "";
+    for (var i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  var credentialJSON = function (cred) {
+    var r = cred.response;
+    var response = { clientDataJSON: toB64(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = toB64(r.attestationObject);
+      response.transports = r.getTransports ? r.getTransports() : [];
+    } else {
+      response.authenticatorData = toB64(r.authenticatorData);
+      response.signature = toB64(r.signature);
+      response.userHandle = r.userHandle ? toB64(r.userHandle) : null;
+    }
+    return {
+      id: cred.id, rawId: toB64(cred.rawId), type: cred.type, response: response,
+      clientExtensionResults: cred.getClientExtensionResults ? cred.getClientExtensionResults() : {},
+      authenticatorAttachment: cred.authenticatorAttachment || undefined
+    };
+  };
+  var postForm = function (url, fields) {
+    return fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+      body: new URLSearchParams(fields)
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (body) {
+        if (!r.ok) throw new Error(body.error || "the server refused (" + r.status + "); reload the page and try again");
+        return body;
+      });
+    });
+  };
+  var ceremony = function (form, run) {
+    var error = form.querySelector("[data-passkey-error]");
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      error.hidden = true;
+      if (!window.PublicKeyCredential) {
+        error.textContent = "This browser does not support passkeys.";
+        error.hidden = false;
+        return;
+      }
+      var fields = { csrf: form.elements.csrf.value };
+      postForm(form.dataset.optionsUrl, fields)
+        .then(function (options) { return run(options.publicKey).then(function (cred) { return [options, cred]; }); })
+        .then(function (done) {
+          fields.challengeId = done[0].challengeId;
+          fields.credential = JSON.stringify(credentialJSON(done[1]));
+          if (form.elements.next) fields.next = form.elements.next.value;
+          if (form.elements["name"]) fields.name = form.elements["name"].value;
+          return postForm(form.action, fields);
+        })
+        .then(function (body) { window.location.assign(body.location); })
+        .catch(function (ex) {
+          error.textContent = "The passkey did not work: " + (ex && ex.message ? ex.message : ex);
+          error.hidden = false;
+        });
+    });
+  };
+  document.querySelectorAll("form[data-passkey-sign-in]").forEach(function (form) {
+    ceremony(form, function (publicKey) {
+      publicKey.challenge = fromB64(publicKey.challenge);
+      (publicKey.allowCredentials || []).forEach(function (c) { c.id = fromB64(c.id); });
+      return navigator.credentials.get({ publicKey: publicKey });
+    });
+  });
+  document.querySelectorAll("form[data-passkey-register]").forEach(function (form) {
+    ceremony(form, function (publicKey) {
+      publicKey.challenge = fromB64(publicKey.challenge);
+      publicKey.user.id = fromB64(publicKey.user.id);
+      (publicKey.excludeCredentials || []).forEach(function (c) { c.id = fromB64(c.id); });
+      return navigator.credentials.create({ publicKey: publicKey });
+    });
   });
 })();
