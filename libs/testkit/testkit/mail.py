@@ -19,6 +19,7 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit
 
 from common.devstack import LocalMailServer
 
@@ -59,10 +60,13 @@ def wait_for_mail(folder: Path, to: str | None = None, timeout: float = 10.0, af
 
 
 def link_in(message: EmailMessage, prefix: str) -> str:
-    """The first URL in ``message``'s text part that starts with ``prefix``; fails the test if none does."""
+    """The first URL in ``message``'s text part that starts with ``prefix`` (a whole URL, or a
+    path such as ``/b/acme/join?``: the URL's path and query then start with it); fails the test
+    if none does."""
     text = text_of(message)
     for url in URL.findall(text):
-        if url.startswith(prefix):
+        parts = urlsplit(url)
+        if url.startswith(prefix) or (parts.path + ("?" + parts.query if parts.query else "")).startswith(prefix):
             return url
     raise AssertionError(f"no link starting with {prefix} in:\n{text}")
 
