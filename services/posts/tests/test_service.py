@@ -165,10 +165,11 @@ def test_an_end_users_changes_name_them_and_an_anonymous_visitors_nobody(context
 
 def test_a_team_members_comment_shows_their_name_beside_the_badge(context, slug):
     pid = post(context, slug)["id"]
+    named_key = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k9", name="Zapier")
     other_team = auth.Caller(kind=auth.MANAGER, workspace="elsewhere", user_id="person:0badc0ffee", name="Mallory")
     end_user = auth.Caller(kind=auth.USER, workspace=slug, user_id="person:5eed", name="Eve")
     written = [context.service.comment(c, slug, pid, {"content": f"by {i}"})
-               for i, c in enumerate((person(slug), manager(slug), OPERATOR, end_user, other_team))]
+               for i, c in enumerate((person(slug), named_key, OPERATOR, end_user, other_team))]
     expected = [(True, "Ada Lovelace"), (True, None), (True, None), (False, None), (False, None)]
     assert [(c["isTeamMember"], c["authorName"]) for c in written] == expected
     listed = context.service.comments(user(slug), slug, pid, 100, 0)["items"]
