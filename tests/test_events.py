@@ -162,6 +162,9 @@ def test_published_events_match_their_declared_schemas(stack, api, workspace):
     assert api.post(f"{ws.path}/posts/{a}/unmerge", key=key).status_code == 200
     r = api.post(f"{ws.path}/changelogs", key=key, json={"title": "Dark", "slug": "dark", "content": "x", "publish": True, "postIds": [b]})
     assert r.status_code == 201, r.text
+    made = api.post(f"{ws.path}/api-keys", key=key, json={"name": "CI"})
+    assert made.status_code == 201, made.text
+    assert api.delete(f"{ws.path}/api-keys/{made.json()['id']}", key=key).status_code == 200
 
     services = load_services()
     settings = Settings(kafka_bootstrap_servers=stack.kafka_bootstrap)
@@ -205,10 +208,11 @@ def test_every_event_written_in_the_suite_is_checked_against_its_contract(servic
     with pytest.raises(EventOffContract, match="not declared"):
         repo.event(slug, "vote.cast", vote)
     comment = {"id": "0" * 24, "postId": "0" * 24, "parentId": None, "content": "x", "isTeamMember": False,
-               "isPrivate": False, "createdAt": "2024-05-01T12:00:00Z"}
-    repo.event(slug, "comment.created", {"comment": comment, "post": {"id": "0" * 24, "title": "t"}})
+               "authorName": None, "isPrivate": False, "createdAt": "2024-05-01T12:00:00Z"}
+    on_post = {"post": {"id": "0" * 24, "title": "t"}, "actor": None}
+    repo.event(slug, "comment.created", {"comment": comment, **on_post})
     with pytest.raises(EventOffContract, match="createdAt"):  # formats count: a date-time must be one
-        repo.event(slug, "comment.created", {"comment": {**comment, "createdAt": "yesterday"}, "post": {"id": "0" * 24, "title": "t"}})
+        repo.event(slug, "comment.created", {"comment": {**comment, "createdAt": "yesterday"}, **on_post})
 
     # Refused inside its transaction, the change it reports is rolled back with it.
     def vote_then_report_off_contract(session):

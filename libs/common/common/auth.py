@@ -30,6 +30,7 @@ from prometheus_client import Counter
 
 from common.errors import Forbidden, Unauthorized
 from common.public_api import CLIENT_HEADER
+from common.validation import TEXT, nullable, shape
 
 CALLER_HEADER = "X-Feedback-Caller"
 SIGNATURE_HEADER = "X-Feedback-Signature"
@@ -182,6 +183,10 @@ def actor(caller: Caller) -> dict | None:
     if caller.kind == ANONYMOUS or not caller.user_id:
         return None
     return {"id": caller.user_id, "name": caller.name or "Someone"}
+
+
+# The JSON schema of an ``actor`` field in event data: what :func:`actor` returns.
+ACTOR_SCHEMA = nullable(shape({"id": TEXT, "name": TEXT}))
 
 
 def require_manager(caller: Caller, slug: str) -> None:

@@ -30,6 +30,14 @@ def is_manager(caller: auth.Caller, slug: str) -> bool:
     return caller.is_manager_of(slug)
 
 
+def team_name(caller: auth.Caller, slug: str) -> str | None:
+    """The name a comment shows beside its team badge: a signed-in team member's display name.
+    None for an API key (its name is a label for the team, not a signature), the operator,
+    and end users, whose comments show no name."""
+    person = (caller.user_id or "").startswith(auth.PERSON_PREFIX)
+    return caller.name if person and is_manager(caller, slug) else None
+
+
 def can_see(caller: auth.Caller, slug: str, post: dict) -> bool:
     return (
         post.get("moderationState") == APPROVED

@@ -1,5 +1,6 @@
 """What the posts service owns, publishes and consumes."""
 
+from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.posts"
@@ -39,20 +40,22 @@ COMMENT = shape(
         "parentId": nullable(ID),
         "content": TEXT,
         "isTeamMember": BOOLEAN,
+        "authorName": nullable(TEXT),  # a signed-in team member's name, shown with the team badge
         "isPrivate": BOOLEAN,  # team-only: a webhook receiver must not show it to end users
         "createdAt": TIMESTAMP,
     }
 )
 VOTE = shape({"postId": ID, "userId": TEXT, "voteCount": INTEGER})
 
-# Every event on feedback.posts and the JSON schema of its ``data``.
+# Every event on feedback.posts and the JSON schema of its ``data``. ``actor``: who made the
+# change (common.auth.actor: a signed-in person, an API key, the operator; null for anonymous).
 EVENTS = {
-    POST_CREATED: shape({"post": POST}),
-    POST_UPDATED: shape({"post": POST, "changed": array(TEXT)}),
-    POST_STATUS_CHANGED: shape({"post": POST, "oldStatus": STATUS, "newStatus": STATUS}),
-    POST_MERGED: shape({"post": POST, "into": POST}),
-    POST_UNMERGED: shape({"post": POST, "from": nullable(POST)}),
-    COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT})}),
+    POST_CREATED: shape({"post": POST, "actor": ACTOR}),
+    POST_UPDATED: shape({"post": POST, "changed": array(TEXT), "actor": ACTOR}),
+    POST_STATUS_CHANGED: shape({"post": POST, "oldStatus": STATUS, "newStatus": STATUS, "actor": ACTOR}),
+    POST_MERGED: shape({"post": POST, "into": POST, "actor": ACTOR}),
+    POST_UNMERGED: shape({"post": POST, "from": nullable(POST), "actor": ACTOR}),
+    COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR}),
     VOTE_CREATED: VOTE,
     VOTE_DELETED: VOTE,
 }

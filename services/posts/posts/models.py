@@ -45,6 +45,10 @@ class Post(Document):
     # awaiting the team's answer without reading comments.
     lastCommentAt = DateTimeField()
     lastCommentByTeam = BooleanField()
+    # Who last changed the status, and when (common.auth.actor's {id, name}; absent until the
+    # first change): the post.status_changed event says it too, this keeps it with the post.
+    statusChangedBy = DictField(null=True)
+    statusChangedAt = DateTimeField()
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
     # When the query indexes last needed to hear of this post (ns, stamped by every write that
@@ -132,6 +136,9 @@ class Comment(Document):
     content = StringField(required=True)
     authorId = StringField(required=True)
     isTeamMember = BooleanField(default=False)
+    # A signed-in team member's display name when they wrote it, shown beside the team badge
+    # (absent for API keys, the operator and end users).
+    authorName = StringField(null=True)
     isPrivate = BooleanField(default=False)
     createdAt = DateTimeField(required=True)
     COLLECTION = "comments"

@@ -120,7 +120,8 @@ class PostService:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
         doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
 
-        self.repo.add_post(slug, doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
+        event = {"post": shapes.post_event(doc, ws), "actor": auth.actor(caller)}
+        self.repo.add_post(slug, doc, self.repo.event(slug, contract.POST_CREATED, event))
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
         return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
 
@@ -170,6 +171,7 @@ class PostService:
         if "moderationState" in fields:
             change["moderationState"] = fields["moderationState"]
         vector = self._vector(change["title"]) if "title" in change else {}  # not inside the transaction
+        actor = auth.actor(caller)
 
         def work(session):
             before = self.repo.find_post(slug, oid, session)
@@ -186,6 +188,8 @@ class PostService:
                 update.update(vector)
             if "moderationState" in changed:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
+            if "statusSlug" in changed:
+                update["statusChangedBy"], update["statusChangedAt"] = actor, update["updatedAt"]
             after = {**before, **update}
             if {"title", "moderationState"} & set(changed):
                 self.repo.update_links(session, after)
@@ -193,10 +197,11 @@ class PostService:
             writes = self.repo.update_post(slug, oid, {"$set": update})
             others = sorted(set(changed) - {"statusSlug"})
             if others:
-                writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others}))
+                writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others, "actor": actor}))
             if "statusSlug" in changed:
                 old = ws.status_shape(before["statusSlug"])
-                writes.append(self.repo.event(slug, contract.POST_STATUS_CHANGED, {"post": shape, "oldStatus": old, "newStatus": shape["status"]}))
+                data = {"post": shape, "oldStatus": old, "newStatus": shape["status"], "actor": actor}
+                writes.append(self.repo.event(slug, contract.POST_STATUS_CHANGED, data))
             self.repo.write(session, writes)
             return after
 
@@ -392,6 +397,7 @@ class PostService:
             content=fields["content"],
             authorId=access.identity(caller),
             isTeamMember=manager,
+            authorName=access.team_name(caller, slug),
             isPrivate=private,
             createdAt=now(),
         )
@@ -399,7 +405,7 @@ class PostService:
 
         def work(session):
             post = self._visible(caller, slug, post_id, session)
-            event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}}
+            event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}, "actor": auth.actor(caller)}
             change: dict = {"$inc": {counter: 1}}
             # Who spoke last in public (board statistics' stalled posts). A retried transaction
             # may commit after a later comment did: that one stays the last.
@@ -448,6 +454,7 @@ class PostService:
         if a_oid == b_oid:
             raise BadRequest("field 'intoPostId': a post cannot be merged into itself")
         a_id, b_id = str(a_oid), str(b_oid)
+        actor = auth.actor(caller)
 
         def work(session):
             a = self._existing(slug, a_oid, session)
@@ -471,10 +478,11 @@ class PostService:
             a = {**a, **a_set}
             b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
             b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
+            data = {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws), "actor": actor}
             self.repo.write(session, [
                 *self.repo.update_post(slug, a_oid, {"$set": a_set}),
                 *self.repo.update_post(slug, b_oid, b_change),
-                self.repo.event(slug, contract.POST_MERGED, {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws)}),
+                self.repo.event(slug, contract.POST_MERGED, data),
             ])
             return a
 
@@ -504,7 +512,7 @@ class PostService:
                      "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
                 b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
                 writes += self.repo.update_post(slug, b["_id"], b_change)
-            data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None}
+            data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None, "actor": auth.actor(caller)}
             writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
             self.repo.write(session, writes)
             return a

@@ -61,6 +61,7 @@ def comment(doc: dict) -> dict:
         "parentId": doc.get("parentId"),
         "content": doc["content"],
         "isTeamMember": bool(doc.get("isTeamMember", False)),
+        "authorName": doc.get("authorName"),
         "isPrivate": bool(doc.get("isPrivate", False)),
         "createdAt": iso(doc["createdAt"]),
     }

@@ -4,10 +4,16 @@ list shapes, and what a query plan shows."""
 
 from __future__ import annotations
 
+import json
 import random
+import time
 import uuid
 
+import requests
+
 from common import auth
+from common.config import load_settings
+from common.kafka import make_consumer
 from posts import contract, text
 from posts.reads import Filters
 
@@ -61,6 +67,41 @@ def manager(slug: str) -> auth.Caller:
 def user(slug: str, name: str | None = None) -> auth.Caller:
     """A signed-in end user of ``slug`` (a new one unless ``name`` is given)."""
     return auth.Caller(kind=auth.USER, workspace=slug, user_id=f"sso:{name or uuid.uuid4().hex[:8]}")
+
+
+PERSON_ID = "person:5f0c3a9e2b7d4c1a8e6f0b2d"
+OPERATOR = auth.Caller(kind=auth.ADMIN)
+
+
+def person(slug: str, name: str = "Ada Lovelace") -> auth.Caller:
+    """A signed-in team member of ``slug`` (an owner), as the gateway forwards a person the
+    people service signed in."""
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, user_id=PERSON_ID, name=name, email="ada@example.com", role=auth.OWNER)
+
+
+def signed(stack, method: str, path: str, caller: auth.Caller, body=None) -> requests.Response:
+    """One request straight to the posts service, signed as the gateway signs ``caller``."""
+    payload = json.dumps(body).encode() if body is not None else None
+    bare, _, query = path.partition("?")
+    headers = {**auth.signed_headers(stack.internal_secret, "posts", method, bare, query, payload, caller), "Content-Type": "application/json"}
+    return requests.request(method, stack.service_url("posts") + path, data=payload, headers=headers, timeout=30)
+
+
+def published(stack, slug: str, wanted: set[str], timeout: float = 60) -> dict[str, list[dict]]:
+    """The events of ``slug`` on feedback.posts by type, read from the start until every
+    ``wanted`` type has come (or ``timeout`` has passed: the caller's assertion says which not)."""
+    consumer = make_consumer(load_settings({"KAFKA_BOOTSTRAP_SERVERS": stack.kafka_bootstrap}), f"test-{uuid.uuid4().hex}", ["feedback.posts"])
+    by_type: dict[str, list[dict]] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while wanted - set(by_type) and time.monotonic() < deadline:
+            for records in consumer.poll(timeout_ms=500).values():
+                for event in (json.loads(r.value) for r in records):
+                    if event["workspace"] == slug:
+                        by_type.setdefault(event["type"], []).append(event["data"])
+    finally:
+        consumer.close()
+    return by_type
 
 
 BOARDS = [{"id": f"b{i}", "name": f"Board {i}", "slug": f"board-{i}"} for i in range(3)]

@@ -18,11 +18,11 @@ def test_comment_shape_and_thread_order(board):
     a = comment(board, post["id"], "first", user=user)
     assert a.status_code == 201, a.text
     a = a.json()
-    assert set(a) == {"id", "postId", "parentId", "content", "isTeamMember", "isPrivate", "createdAt"}
-    assert (a["postId"], a["parentId"], a["isTeamMember"], a["isPrivate"]) == (post["id"], None, False, False)
+    assert set(a) == {"id", "postId", "parentId", "content", "isTeamMember", "authorName", "isPrivate", "createdAt"}
+    assert (a["postId"], a["parentId"], a["isTeamMember"], a["authorName"], a["isPrivate"]) == (post["id"], None, False, None, False)
     b = comment(board, post["id"], "second", user=user).json()
     a1 = comment(board, post["id"], "reply to first", key=board.ws.key, parentId=a["id"]).json()
-    assert a1["isTeamMember"] is True and a1["parentId"] == a["id"]
+    assert a1["isTeamMember"] is True and a1["parentId"] == a["id"] and a1["authorName"] is None  # a key signs nothing
     a11 = comment(board, post["id"], "reply to reply", user=user, parentId=a1["id"]).json()
     items = board.api.get(f"{board.path}/{post['id']}/comments", user=user).json()["items"]
     assert [c["id"] for c in items] == [a["id"], a1["id"], a11["id"], b["id"]]

@@ -11,6 +11,8 @@ from common.dbmetrics import ROUND_TRIPS_HEADER
 from common.kafka import make_consumer
 from common.config import load_settings
 
+from .helpers import PERSON_ID, person, published, signed
+
 
 def test_every_change_publishes_its_event(board, stack):
     settings = load_settings({"KAFKA_BOOTSTRAP_SERVERS": stack.kafka_bootstrap})
@@ -47,6 +49,29 @@ def test_every_change_publishes_its_event(board, stack):
     assert by_type["post.merged"][0]["data"]["into"]["id"] == b["id"]
     assert all("voted" not in e["data"].get("post", {}) for e in events)
     assert {e["id"] for e in events} and all(set(e) == {"id", "type", "timestamp", "workspace", "data"} for e in events)
+
+
+def test_events_name_the_key_the_operator_or_the_person_who_acted(board, stack, admin_token):
+    """Through the platform: the workspace's API key posts, the operator changes a status, and a
+    signed-in team member (a person, as the gateway forwards one) replies and merges."""
+    ws, api = board.ws, board.api
+    key = api.get("/api-key", key=ws.key).json()
+    a, b = board.post("A"), board.post("B")
+    r = api.patch(f"{board.path}/{a['id']}", key=admin_token, json={"statusSlug": "planned"})
+    assert r.status_code == 200, r.text
+    ada, path = person(ws.slug), f"/v1/workspaces/{ws.slug}/posts"
+    r = signed(stack, "POST", f"{path}/{a['id']}/comments", ada, {"content": "Shipping next week"})
+    assert r.status_code == 201, r.text
+    assert (r.json()["isTeamMember"], r.json()["authorName"]) == (True, "Ada Lovelace")
+    r = signed(stack, "POST", f"{path}/{b['id']}/merge", ada, {"intoPostId": a["id"]})
+    assert r.status_code == 200, r.text
+
+    events = published(stack, ws.slug, {"post.created", "post.status_changed", "comment.created", "post.merged"})
+    by_key, by_ada = {"id": f"key:{key['id']}", "name": key["name"]}, {"id": PERSON_ID, "name": "Ada Lovelace"}
+    assert [e["actor"] for e in events.get("post.created", [])] == [by_key, by_key]
+    assert [e["actor"] for e in events.get("post.status_changed", [])] == [{"id": "operator", "name": "Operator"}]
+    assert [(e["actor"], e["comment"]["authorName"]) for e in events.get("comment.created", [])] == [(by_ada, "Ada Lovelace")]
+    assert [e["actor"] for e in events.get("post.merged", [])] == [by_ada]
 
 
 def round_trips(stack, method, path, caller, body=None, times=6):

@@ -10,6 +10,7 @@ import pytest
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
+from common import auth
 from common.ids import now
 from posts import contract, shapes, text
 from posts.reads import Filters
@@ -44,12 +45,13 @@ def the_clock_of(slug: str, oid: ObjectId) -> str:
 def test_a_post_its_event_and_its_clock_commit_together_or_not_at_all(context, slug, repo):
     doc = new_post(slug, "b1", "Atomic", "", "open", manager(slug))
     ws = context.workspaces.get(slug)
-    repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
+    created = {"post": shapes.post_event(doc, ws), "actor": auth.actor(manager(slug))}
+    repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, created))
     clocks, events = repo.clocks(slug), repo.outbox.collection.count_documents({"key": slug})
     assert sum(clocks.values()) == 1 and events == 1
 
     with pytest.raises(DuplicateKeyError):  # the same post again: its insert fails...
-        repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws)}))
+        repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, created))
     # ...and the clock's move and the event, written in the same transaction, are undone with it.
     assert repo.clocks(slug) == clocks
     assert repo.outbox.collection.count_documents({"key": slug}) == events

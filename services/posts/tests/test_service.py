@@ -4,12 +4,13 @@ Kafka, no other service. The workspace comes from a snapshot applied to the read
 import dataclasses
 
 import pytest
+from bson import ObjectId
 
 from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from posts.service import ListQuery
 
-from .helpers import manager, user
+from .helpers import OPERATOR, PERSON_ID, manager, person, user
 
 ANONYMOUS = auth.Caller(kind=auth.ANONYMOUS, user_id="anon:someone")
 
@@ -117,3 +118,60 @@ def test_anonymous_writes_follow_the_owner_within_the_bound(context, slug, monke
     anon_submit(False, snapshot.version + 2)
     with pytest.raises(Unauthorized):
         post(context, slug, caller=ANONYMOUS)
+
+
+# -- who did it ------------------------------------------------------------------------------
+
+
+def outbox(context, slug) -> list[tuple[str, dict]]:
+    """Every event of ``slug`` in the outbox, oldest first, as (type, data)."""
+    docs = context.store.db["outbox"].find({"key": slug}, sort=[("at", 1)])
+    return [(d["event"]["type"], d["event"]["data"]) for d in docs]
+
+
+@pytest.mark.parametrize("who", ["api key", "operator", "person"])
+def test_every_change_names_who_made_it(context, slug, who):
+    caller, actor = {
+        "api key": (auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k9", name="Zapier"), {"id": "key:k9", "name": "Zapier"}),
+        "operator": (OPERATOR, {"id": "operator", "name": "Operator"}),
+        "person": (person(slug), {"id": PERSON_ID, "name": "Ada Lovelace"}),
+    }[who]
+    a, b = post(context, slug, "A", caller)["id"], post(context, slug, "B", caller)["id"]
+    context.service.update(caller, slug, a, {"title": "A2", "statusSlug": "planned"})
+    context.service.update(caller, slug, a, {"moderationState": "spam"})  # moderation is a post.updated
+    context.service.comment(caller, slug, a, {"content": "On it"})
+    context.service.merge(caller, slug, a, {"intoPostId": b})
+    context.service.unmerge(caller, slug, a)
+    events = outbox(context, slug)
+    assert [t for t, _ in events] == ["post.created", "post.created", "post.updated", "post.status_changed", "post.updated",
+                                      "comment.created", "post.merged", "post.unmerged"]
+    assert [data["actor"] for _, data in events] == [actor] * len(events)
+    assert [data["changed"] for t, data in events if t == "post.updated"] == [["title"], ["moderationState"]]
+    stored = context.service.repo.find_post(slug, ObjectId(a))
+    assert stored["statusChangedBy"] == actor and stored["statusChangedAt"] is not None
+
+
+def test_an_end_users_changes_name_them_and_an_anonymous_visitors_nobody(context, slug, monkeypatch):
+    monkeypatch.setattr(context.service, "config", dataclasses.replace(context.service.config, permission_max_age=0.0))
+    snapshot = context.workspaces.get(slug)
+    context.workspaces.apply({"slug": slug, "name": "Unit", "version": snapshot.version + 1, "boards": list(snapshot.boards),
+                              "statuses": list(snapshot.statuses), "defaultStatus": "open", "anonComment": True})
+    someone = auth.Caller(kind=auth.USER, workspace=slug, user_id="sso:u42", name="Grace")
+    pid = post(context, slug, "Mine", someone)["id"]
+    context.service.comment(someone, slug, pid, {"content": "Please"})
+    context.service.comment(ANONYMOUS, slug, pid, {"content": "Me too"})
+    assert [data["actor"] for _, data in outbox(context, slug)] == [{"id": "sso:u42", "name": "Grace"}] * 2 + [None]
+
+
+def test_a_team_members_comment_shows_their_name_beside_the_badge(context, slug):
+    pid = post(context, slug)["id"]
+    named_key = auth.Caller(kind=auth.MANAGER, workspace=slug, key_id="k9", name="Zapier")
+    other_team = auth.Caller(kind=auth.MANAGER, workspace="elsewhere", user_id="person:0badc0ffee", name="Mallory")
+    end_user = auth.Caller(kind=auth.USER, workspace=slug, user_id="person:5eed", name="Eve")
+    written = [context.service.comment(c, slug, pid, {"content": f"by {i}"})
+               for i, c in enumerate((person(slug), named_key, OPERATOR, end_user, other_team))]
+    expected = [(True, "Ada Lovelace"), (True, None), (True, None), (False, None), (False, None)]
+    assert [(c["isTeamMember"], c["authorName"]) for c in written] == expected
+    listed = context.service.comments(user(slug), slug, pid, 100, 0)["items"]
+    assert [(c["isTeamMember"], c["authorName"]) for c in listed] == expected
+    assert [data["comment"]["authorName"] for t, data in outbox(context, slug) if t == "comment.created"] == [n for _, n in expected]

@@ -72,6 +72,8 @@ def test_posts_votes_comments_status_and_merge_are_delivered(hooks, receiver, ap
     assert all(r.verified_with == route.secrets for r in route.received)
     status_changed = route.of_type("post.status_changed")[0].json()
     assert "planned" in json.dumps(status_changed["data"])
+    key = api.get("/api-key", key=workspace.key).json()
+    assert status_changed["data"]["actor"] == {"id": f"key:{key['id']}", "name": key["name"]}  # who changed it
     # Every event reaches the endpoint once (no duplicate webhook-ids in normal operation).
     ids = [r.id for r in route.received]
     assert len(ids) == len(set(ids))

@@ -1,14 +1,19 @@
 """The workspaces service through the gateway: shapes, status codes and error bodies of its routes."""
 
+import json
 import time
+import uuid
 from datetime import datetime, timedelta, timezone
 
 import jwt
 import pytest
+import requests
 from pymongo import MongoClient
 
+from common import auth
 from common.config import load_settings
-from testkit import assert_error, create_workspace, unique_slug
+from common.kafka import make_consumer
+from testkit import assert_error, create_workspace, unique_slug, wait_for
 
 SETTINGS_FIELDS = {
     "logo": (str, type(None)),
@@ -191,6 +196,49 @@ def test_api_keys_create_use_revoke(api, workspace):
     r = api.delete(f"{workspace.path}/api-keys/{r.json()['id']}", key=workspace.key)
     assert r.status_code == 200 and r.json()["revokedAt"] is not None
     assert_error(api.delete(f"{workspace.path}/api-keys/nope", key=workspace.key), 404)
+
+
+def test_key_and_settings_events_name_the_person_or_key_who_acted(api, stack, workspace):
+    """A signed-in team member (a person, as the gateway forwards one, signed) makes and revokes
+    a key and changes a setting; the workspace's key changes another: each event names who."""
+    ada = auth.Caller(kind=auth.MANAGER, workspace=workspace.slug, user_id="person:5f0c3a9e2b7d4c1a8e6f0b2d",
+                      name="Ada Lovelace", email="ada@example.com", role=auth.OWNER)
+
+    def as_ada(method, path, body=None):
+        payload = json.dumps(body).encode() if body is not None else None
+        path = f"/v1{workspace.path}{path}"
+        headers = {**auth.signed_headers(stack.internal_secret, "workspaces", method, path, "", payload, ada), "Content-Type": "application/json"}
+        return requests.request(method, stack.service_url("workspaces") + path, data=payload, headers=headers, timeout=30)
+
+    made = as_ada("POST", "/api-keys", {"name": "CI"})
+    assert made.status_code == 201, made.text
+    assert as_ada("DELETE", f"/api-keys/{made.json()['id']}").status_code == 200
+    assert as_ada("PATCH", "/settings", {"theme": "dark"}).status_code == 200
+    workspace.settings(anonVote=True)
+    key = api.get("/api-key", key=workspace.key).json()
+
+    wanted = {"api_key.created", "api_key.revoked", "workspace.settings_changed"}
+    consumer = make_consumer(load_settings({"KAFKA_BOOTSTRAP_SERVERS": stack.kafka_bootstrap}), f"test-{uuid.uuid4().hex}", ["feedback.workspaces"])
+    seen = []
+
+    def all_came():
+        for records in consumer.poll(timeout_ms=500).values():
+            seen.extend(e for e in (json.loads(r.value) for r in records) if e["workspace"] == workspace.slug and e["type"] in wanted)
+        return len([e for e in seen if e["type"] == "workspace.settings_changed"]) == 2 and wanted <= {e["type"] for e in seen}
+
+    try:
+        wait_for(all_came, timeout=60, what=f"{sorted(wanted)} of {workspace.slug}")
+    finally:
+        consumer.close()
+    by_ada = {"id": ada.user_id, "name": "Ada Lovelace"}
+    data = [(e["type"], e["data"]) for e in seen]
+    created = [d for t, d in data if t == "api_key.created" and d["id"] == made.json()["id"]]
+    assert created == [{"id": made.json()["id"], "name": "CI", "role": "manager", "expiresAt": None, "actor": by_ada}]
+    assert [d for t, d in data if t == "api_key.revoked"] == [{"id": made.json()["id"], "name": "CI", "actor": by_ada}]
+    assert [d for t, d in data if t == "workspace.settings_changed"] == [
+        {"fields": ["theme"], "actor": by_ada},
+        {"fields": ["anonVote"], "actor": {"id": f"key:{key['id']}", "name": key["name"]}},
+    ]
 
 
 def test_revoked_key_is_refused_once_the_cache_expires(api, admin_token, stack):

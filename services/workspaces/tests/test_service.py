@@ -18,6 +18,8 @@ from workspaces.service import WorkspaceService
 
 ADMIN = auth.Caller(kind=auth.ADMIN)
 ANONYMOUS = auth.Caller()
+OPERATOR = {"id": "operator", "name": "Operator"}  # the operator as events name them
+PERSON_ID = "person:5f0c3a9e2b7d4c1a8e6f0b2d"
 SECRET = "a-shared-secret-long-enough-for-hs256-tokens"
 
 
@@ -35,6 +37,13 @@ def slug(context):
 
 def manager(slug, key_id="k1"):
     return auth.Caller(kind=auth.MANAGER, workspace=slug, key_id=key_id)
+
+
+def person(slug):
+    """A signed-in team member of ``slug`` (an owner), as the gateway forwards a person the
+    people service signed in."""
+    return auth.Caller(kind=auth.MANAGER, workspace=slug, user_id=PERSON_ID, name="Ada Lovelace", email="ada@example.com",
+                       role=auth.OWNER)
 
 
 def user(slug):
@@ -104,6 +113,8 @@ def test_a_new_workspace_has_default_statuses_a_working_key_and_an_event(context
     assert created["apiKey"] not in str(keys)
     (snapshot,) = events(context, slug, contract.WORKSPACE_CREATED)
     assert snapshot["version"] == 1 and snapshot["defaultStatus"] == "open"
+    first_key = {"id": who["key_id"], "name": "Default manager key", "role": "manager", "expiresAt": None, "actor": OPERATOR}
+    assert events(context, slug, contract.API_KEY_CREATED) == [first_key]
 
 
 def test_only_managers_of_the_workspace_change_it(context, slug):
@@ -130,7 +141,9 @@ def test_only_managers_of_the_workspace_change_it(context, slug):
             with pytest.raises(Forbidden):
                 change(caller)
     assert context.service.get(ANONYMOUS, slug)["name"] == "Unit"
-    assert events(context, slug, contract.WORKSPACE_UPDATED) == []
+    for reported in (contract.WORKSPACE_UPDATED, contract.WORKSPACE_SETTINGS_CHANGED, contract.API_KEY_REVOKED):
+        assert events(context, slug, reported) == []
+    assert len(events(context, slug, contract.API_KEY_CREATED)) == 1  # the workspace's first key
 
 
 def test_a_non_manager_learns_nothing_from_validation(context, slug):
@@ -302,6 +315,39 @@ def test_user_tokens_need_the_workspaces_sso_secret(context, slug):
         context.service.identify({"workspace": slug, "userToken": anonymous})
 
 
+# -- who did it -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("who", ["api key", "operator", "person"])
+def test_every_change_names_who_made_it_and_never_a_secret(context, slug, who):
+    if who == "api key":
+        key, caller = new_key(context, slug, name="Zapier")
+        actor = {"id": f"key:{key['id']}", "name": "Zapier"}
+    else:
+        caller, actor = {"operator": (ADMIN, OPERATOR), "person": (person(slug), {"id": PERSON_ID, "name": "Ada Lovelace"})}[who]
+    service = context.service
+    service.update(caller, slug, {"name": "Renamed", "logo": "https://example.com/logo.png"})
+    service.update_settings(caller, slug, {"ssoSecret": SECRET, "primaryColor": "#123456"})
+    service.update_settings(caller, slug, {})  # nothing set: nothing to report
+    service.add_board(caller, slug, {"slug": "ideas", "name": "Ideas"})
+    service.add_status(caller, slug, {"slug": "new", "name": "New", "color": "#000"})
+    service.update_status(caller, slug, "new", {"name": "Fresh"})
+    changed = [["logo", "name"], ["primaryColor", "ssoSecret"], ["boards"], ["statuses"], ["statuses"]]
+    assert events(context, slug, contract.WORKSPACE_SETTINGS_CHANGED) == [{"fields": f, "actor": actor} for f in changed]
+
+    made = service.create_key(caller, slug, {"name": "CI", "role": "write", "expiresInSeconds": 600})
+    service.revoke_key(caller, slug, made["id"])
+    service.revoke_key(caller, slug, made["id"])  # revoked already: not reported again
+    reported = [e for e in events(context, slug, contract.API_KEY_CREATED) if e["id"] == made["id"]]
+    assert reported == [{"id": made["id"], "name": "CI", "role": "write", "expiresAt": made["expiresAt"], "actor": actor}]
+    assert events(context, slug, contract.API_KEY_REVOKED) == [{"id": made["id"], "name": "CI", "actor": actor}]
+
+    entry = service.create_changelog(caller, slug, {"title": "Dark mode", "slug": "dark", "content": "c", "publish": True})
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [{**entry, "actor": actor}]
+    everything = list(context.store.db["outbox"].find({"key": slug}))
+    assert SECRET not in str(everything) and made["key"] not in str(everything)
+
+
 # -- changelogs ------------------------------------------------------------------------------
 
 
@@ -320,7 +366,7 @@ def test_drafts_are_hidden_from_everyone_but_managers(context, slug):
     published = context.service.update_changelog(manager(slug), slug, draft["id"], {"publish": True})
     assert published["publishedAt"] is not None
     assert context.service.changelog(ANONYMOUS, slug, draft["id"]) == published
-    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [published]
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [{**published, "actor": {"id": "key:k1", "name": "API key"}}]
 
 
 def test_an_entry_is_published_once_and_never_unpublished(context, slug):
@@ -331,7 +377,7 @@ def test_an_entry_is_published_once_and_never_unpublished(context, slug):
         context.service.update_changelog(manager(slug), slug, entry["id"], {"publish": False})
     with pytest.raises(Conflict):
         context.service.create_changelog(manager(slug), slug, {"title": "T", "slug": "t", "content": "c"})
-    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [entry]
+    assert events(context, slug, contract.CHANGELOG_PUBLISHED) == [{**entry, "actor": {"id": "key:k1", "name": "API key"}}]
     with pytest.raises(NotFound):
         context.service.update_changelog(manager(slug), slug, "not-an-id", {"title": "x"})
 
@@ -442,6 +488,8 @@ def test_revoking_a_key_revokes_the_keys_derived_from_it(context, slug):
     context.service.revoke_key(manager(slug), slug, root["id"])
     with pytest.raises(Unauthorized, match="revoked"):
         context.service.identify({"workspace": slug, "apiKey": sibling["key"]})
+    # Each revocation asked for is reported; the derived keys go with it, unreported.
+    assert [e["id"] for e in events(context, slug, contract.API_KEY_REVOKED)] == [child["id"], root["id"]]
 
 
 def test_a_key_may_revoke_itself_and_only_itself(context, slug):
@@ -462,8 +510,8 @@ def test_a_key_made_while_its_parent_is_revoked_is_revoked_too(context, slug, mo
     repo = context.service.repo
     add = repo.add_key
 
-    def add_while_the_parent_is_revoked(doc):
-        add(doc)
+    def add_while_the_parent_is_revoked(doc, event):
+        add(doc, event)
         repo.revoke_with_derived(slug, parent["id"], now())
 
     monkeypatch.setattr(repo, "add_key", add_while_the_parent_is_revoked)

@@ -1,5 +1,6 @@
 """What the workspaces service owns, publishes and consumes."""
 
+from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.workspaces"
@@ -8,6 +9,10 @@ CONSUMES = ("feedback.domains",)
 WORKSPACE_CREATED = "workspace.created"
 WORKSPACE_UPDATED = "workspace.updated"
 CHANGELOG_PUBLISHED = "changelog.published"
+# What the audit log (people service) hears of: who made or revoked a key, who changed what.
+API_KEY_CREATED = "api_key.created"
+API_KEY_REVOKED = "api_key.revoked"
+WORKSPACE_SETTINGS_CHANGED = "workspace.settings_changed"
 
 # What other services keep of a workspace (no secrets): boards, statuses in display order,
 # the status new posts get, and the anonymous flags. ``version`` grows with every change.
@@ -38,11 +43,18 @@ CHANGELOG = shape(
     }
 )
 
-# Every event on feedback.workspaces and the JSON schema of its ``data``.
+# Every event on feedback.workspaces and the JSON schema of its ``data``. ``actor``: who did it
+# (common.auth.actor: a signed-in person, an API key, the operator). Snapshots name nobody: a
+# domain's verification changes a workspace too, and read models keep only the state.
 EVENTS = {
     WORKSPACE_CREATED: SNAPSHOT,
     WORKSPACE_UPDATED: SNAPSHOT,
-    CHANGELOG_PUBLISHED: CHANGELOG,
+    CHANGELOG_PUBLISHED: shape({**CHANGELOG["properties"], "actor": ACTOR}),
+    API_KEY_CREATED: shape({"id": TEXT, "name": TEXT, "role": TEXT, "expiresAt": nullable(TIMESTAMP), "actor": ACTOR}),
+    API_KEY_REVOKED: shape({"id": TEXT, "name": TEXT, "actor": ACTOR}),
+    # The names of what a manager changed, never the values (``ssoSecret`` is one): the
+    # settings and workspace fields a PATCH set, or ``boards`` / ``statuses``.
+    WORKSPACE_SETTINGS_CHANGED: shape({"fields": array(TEXT), "actor": ACTOR}),
 }
 
 # How many published changelog entries the agent context lists, newest first.

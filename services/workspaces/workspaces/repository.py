@@ -42,6 +42,11 @@ class WorkspaceRepository(Repository):
         """Add an event to the outbox inside ``session``'s transaction."""
         self.outbox.add(session, type_, slug, data)
 
+    def publish_all(self, session: ClientSession, slug: str, events: list[tuple[str, dict]]) -> None:
+        """Add ``(type, data)`` events to the outbox inside ``session``'s transaction, in order,
+        with one command."""
+        self.outbox.collection.insert_many([self.outbox.document(t, slug, d) for t, d in events], session=session)
+
     def _insert_all(self, writes: list[Insert | None]) -> None:
         """Insert new documents (and their event) in one transaction.
 
@@ -76,9 +81,9 @@ class WorkspaceRepository(Repository):
     def workspace_exists(self, slug: str) -> bool:
         return self.workspaces.find_one({"_id": slug}, projection={"_id": 1}) is not None
 
-    def add_workspace(self, doc: dict, key: dict, event: Insert) -> None:
-        """A new workspace, its first API key and its ``workspace.created`` event, together."""
-        self._insert_all([Insert(self.workspaces, doc), Insert(self.keys, key), event])
+    def add_workspace(self, doc: dict, key: dict, events: list[Insert]) -> None:
+        """A new workspace, its first API key and their events, together."""
+        self._insert_all([Insert(self.workspaces, doc), Insert(self.keys, key), *events])
 
     def seal(self, secret: str | None) -> str | None:
         """``secret`` as it is stored."""
@@ -101,8 +106,9 @@ class WorkspaceRepository(Repository):
     def new_key(**fields) -> dict:
         return new_document(ApiKey, **fields)
 
-    def add_key(self, doc: dict) -> None:
-        self.keys.insert_one(doc)
+    def add_key(self, doc: dict, event: Insert) -> None:
+        """A new API key and its ``api_key.created`` event, together."""
+        self._insert_all([Insert(self.keys, doc), event])
 
     def keys_of(self, slug: str) -> list[dict]:
         return list(self.keys.find({"workspace": slug}, sort=[("createdAt", 1)]))
@@ -118,15 +124,24 @@ class WorkspaceRepository(Repository):
         expiry = {"$gt": at} if grants else None
         return self.keys.count_documents({"workspace": slug, "expiresAt": expiry, "revokedAt": None})
 
-    def revoke_with_derived(self, slug: str, key_id: str, at: datetime) -> None:
+    def revoke_with_derived(self, slug: str, key_id: str, at: datetime, event: Insert | None = None) -> None:
         """Mark the key, the keys derived from it and theirs, revoked at ``at`` (each that is
-        not revoked already keeps its first time)."""
-        found, frontier = [key_id], [key_id]
-        while frontier:
-            children = self.keys.find({"workspace": slug, "parentKeyId": {"$in": frontier}}, projection={"keyId": 1})
-            frontier = [c["keyId"] for c in children if c["keyId"] not in found]
-            found += frontier
-        self.keys.update_many({"workspace": slug, "keyId": {"$in": found}, "revokedAt": None}, {"$set": {"revokedAt": at}})
+        not revoked already keeps its first time), in one transaction with ``event`` (its
+        ``api_key.revoked``) if this revokes the key: revoking it again reports nothing."""
+
+        def work(session):
+            found, frontier = [key_id], [key_id]
+            while frontier:
+                children = self.keys.find({"workspace": slug, "parentKeyId": {"$in": frontier}}, projection={"keyId": 1}, session=session)
+                frontier = [c["keyId"] for c in children if c["keyId"] not in found]
+                found += frontier
+            live = {"workspace": slug, "revokedAt": None}
+            revoked = self.keys.update_one({**live, "keyId": key_id}, {"$set": {"revokedAt": at}}, session=session).modified_count
+            self.keys.update_many({**live, "keyId": {"$in": found}}, {"$set": {"revokedAt": at}}, session=session)
+            if event is not None and revoked:
+                event.apply(session)
+
+        self.transaction(work)
 
     # -- changelogs -------------------------------------------------------------------------
 

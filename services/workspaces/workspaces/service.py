@@ -17,6 +17,11 @@ Who may do what:
 Every change to a workspace bumps its ``version`` and writes a ``workspace.updated``
 snapshot to the outbox in the same transaction, so other services' read models can never
 miss a change or apply an old one over a newer one. Snapshots carry no secrets.
+
+What a caller does is reported with its ``actor`` (``common.auth.actor``), for the audit log
+and webhooks: ``workspace.settings_changed`` (the names of what a manager changed: settings,
+name, logo, boards, statuses; never values), ``api_key.created``, ``api_key.revoked`` and
+``changelog.published``, each in the transaction of its change.
 """
 
 from __future__ import annotations
@@ -56,8 +61,12 @@ class WorkspaceService:
             createdAt=created,
         )
         key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created, None, None)
+        events = [
+            self.repo.event(slug, contract.WORKSPACE_CREATED, shapes.snapshot(doc)),
+            self.repo.event(slug, contract.API_KEY_CREATED, shapes.key_created(key_doc, caller)),
+        ]
         try:
-            self.repo.add_workspace(doc, key_doc, self.repo.event(slug, contract.WORKSPACE_CREATED, shapes.snapshot(doc)))
+            self.repo.add_workspace(doc, key_doc, events)
         except DuplicateKeyError:
             raise Conflict(f"workspace '{slug}' already exists") from None
         return shapes.created_workspace(doc, key)
@@ -69,7 +78,9 @@ class WorkspaceService:
         """Rename the workspace or set its logo."""
         auth.require_manager(caller, slug)
         fields = check(body, schemas.UPDATE_WORKSPACE)
-        doc = self._change(slug, {}, {"$set": fields}) if fields else self._workspace(slug)
+        if not fields:
+            return shapes.workspace(self._workspace(slug))
+        doc = self._change(slug, {}, {"$set": fields}, changed=shapes.settings_changed(fields, caller))
         return shapes.workspace(doc)
 
     def settings(self, caller: auth.Caller, slug: str) -> dict:
@@ -91,7 +102,7 @@ class WorkspaceService:
         change = {f"settings.{k}": v for k, v in fields.items()}
         if "ssoSecret" in fields:
             change.update(self._sso_secret_change(fields["ssoSecret"]))
-        return self._settings(self._change(slug, {}, {"$set": change}))
+        return self._settings(self._change(slug, {}, {"$set": change}, changed=shapes.settings_changed(fields, caller)))
 
     def _sso_secret_change(self, secret: str | None) -> dict:
         # A secret set from now on signs tokens that must name the workspace in ``aud``; those
@@ -127,8 +138,11 @@ class WorkspaceService:
             raise NotFound(f"workspace '{slug}' not found")
         return doc
 
-    def _change(self, slug: str, guard: dict, change: dict, missing: Exception | None = None) -> dict:
-        """Apply ``change`` to the workspace and publish its new snapshot, atomically.
+    def _change(self, slug: str, guard: dict, change: dict, missing: Exception | None = None,
+                changed: dict | None = None) -> dict:
+        """Apply ``change`` to the workspace and publish its new snapshot, atomically; with
+        ``changed`` (a manager's change: ``shapes.settings_changed``), its
+        ``workspace.settings_changed`` event too.
 
         ``guard`` conditions the change (e.g. a board slug not taken yet); when the workspace
         exists but does not match it, ``missing`` is raised."""
@@ -139,7 +153,10 @@ class WorkspaceService:
             if doc is None:
                 self._workspace(slug)  # 404 for an unknown workspace
                 raise missing or NotFound(f"workspace '{slug}' not found")
-            self.repo.publish(session, slug, contract.WORKSPACE_UPDATED, shapes.snapshot(doc))
+            events = [(contract.WORKSPACE_UPDATED, shapes.snapshot(doc))]
+            if changed is not None:
+                events.append((contract.WORKSPACE_SETTINGS_CHANGED, changed))
+            self.repo.publish_all(session, slug, events)  # one command: a settings PATCH stays at 3 round trips
             return doc
 
         return self.repo.transaction(work)
@@ -158,6 +175,7 @@ class WorkspaceService:
             {"boards.slug": {"$ne": board["slug"]}},
             {"$push": {"boards": board}},
             Conflict(f"board '{board['slug']}' already exists"),
+            shapes.settings_changed(["boards"], caller),
         )
         return shapes.board(board)
 
@@ -180,6 +198,7 @@ class WorkspaceService:
             {"statuses.slug": {"$ne": status["slug"]}},
             {"$push": {"statuses": push}},
             Conflict(f"status '{status['slug']}' already exists"),
+            shapes.settings_changed(["statuses"], caller),
         )
         return _status_of(doc, status["slug"])
 
@@ -197,7 +216,8 @@ class WorkspaceService:
         reordered.insert(int(fields.get("order", index)), status)
         # Guard on the version read, so two concurrent edits cannot lose one another.
         doc = self._change(
-            slug, {"version": doc["version"]}, {"$set": {"statuses": reordered}}, Conflict("statuses changed meanwhile; retry")
+            slug, {"version": doc["version"]}, {"$set": {"statuses": reordered}}, Conflict("statuses changed meanwhile; retry"),
+            shapes.settings_changed(["statuses"], caller),
         )
         return _status_of(doc, status_slug)
 
@@ -230,7 +250,7 @@ class WorkspaceService:
                 expires = parent_end if expires is None else min(expires, parent_end)
         self._check_key_cap(slug, expires is not None, created)
         doc, key = self._issue_key(slug, fields["name"], role, created, expires, parent_id)
-        self.repo.add_key(doc)
+        self.repo.add_key(doc, self.repo.event(slug, contract.API_KEY_CREATED, shapes.key_created(doc, caller)))
         if parent_id is not None and not _is_live(self.repo.find_key(slug, parent_id), now()):
             # The parent was revoked while this key was made: the new key goes with it.
             self.repo.revoke_with_derived(slug, doc["keyId"], now())
@@ -257,9 +277,12 @@ class WorkspaceService:
         """Revoke a key and every key derived from it (managers; any key may revoke itself)."""
         if not (caller.key_id == key_id and caller.workspace == slug):
             auth.require_manager(caller, slug)
-        if self.repo.find_key(slug, key_id) is None:
+        doc = self.repo.find_key(slug, key_id)
+        if doc is None:
             raise NotFound(f"API key '{key_id}' not found")
-        self.repo.revoke_with_derived(slug, key_id, now())  # revoking twice keeps the first time
+        # Revoking twice keeps the first time, and reports only the first.
+        event = self.repo.event(slug, contract.API_KEY_REVOKED, shapes.key_revoked(doc, caller))
+        self.repo.revoke_with_derived(slug, key_id, now(), event)
         doc = self.repo.find_key(slug, key_id)
         if doc is None:  # expired and removed meanwhile
             raise NotFound(f"API key '{key_id}' not found")
@@ -386,7 +409,7 @@ class WorkspaceService:
             createdAt=created,
         )
         published = doc["publishedAt"] is not None
-        event = self.repo.event(slug, contract.CHANGELOG_PUBLISHED, shapes.changelog(doc)) if published else None
+        event = self.repo.event(slug, contract.CHANGELOG_PUBLISHED, shapes.changelog_published(doc, caller)) if published else None
         try:
             self.repo.add_changelog(doc, event)
         except DuplicateKeyError:
@@ -418,7 +441,7 @@ class WorkspaceService:
             if doc is None:
                 raise Conflict("the changelog entry was published meanwhile; retry")
             if publishing:
-                self.repo.publish(session, slug, contract.CHANGELOG_PUBLISHED, shapes.changelog(doc))
+                self.repo.publish(session, slug, contract.CHANGELOG_PUBLISHED, shapes.changelog_published(doc, caller))
             return doc
 
         return shapes.changelog(self.repo.transaction(work))

@@ -67,6 +67,11 @@ def changelog(doc: dict) -> dict:
     }
 
 
+def changelog_published(doc: dict, caller: auth.Caller) -> dict:
+    """The ``changelog.published`` event: the entry, and who published it."""
+    return {**changelog(doc), "actor": auth.actor(caller)}
+
+
 def api_key(doc: dict) -> dict:
     return {
         "id": doc["keyId"],
@@ -78,6 +83,22 @@ def api_key(doc: dict) -> dict:
         "expiresAt": iso(doc.get("expiresAt")),
         "parentKeyId": doc.get("parentKeyId"),
     }
+
+
+def key_created(doc: dict, caller: auth.Caller) -> dict:
+    """The ``api_key.created`` event: the key as listed, without its prefix, and who made it."""
+    return {"id": doc["keyId"], "name": doc["name"], "role": doc["role"], "expiresAt": iso(doc.get("expiresAt")),
+            "actor": auth.actor(caller)}
+
+
+def key_revoked(doc: dict, caller: auth.Caller) -> dict:
+    """The ``api_key.revoked`` event: which key, and who revoked it."""
+    return {"id": doc["keyId"], "name": doc["name"], "actor": auth.actor(caller)}
+
+
+def settings_changed(fields, caller: auth.Caller) -> dict:
+    """The ``workspace.settings_changed`` event: the names of what changed (never the values), and who changed it."""
+    return {"fields": sorted(fields), "actor": auth.actor(caller)}
 
 
 def created_key(doc: dict, key: str) -> ShownOnce:
