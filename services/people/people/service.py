@@ -65,6 +65,7 @@ class PeopleService:
         self.letters = letters
         self.config = config
         self.public_origin = _origin(config.public_base_url)
+        self.public_origins = _aliases(self.public_origin)
 
     # -- identity ----------------------------------------------------------------------------
 
@@ -419,8 +420,10 @@ class PeopleService:
         """The origin a visitor's browser is on: the platform's public address, or this
         workspace's verified custom domain over https. Anything else is refused: links, passkeys
         and sign-in redirects are bound to it."""
-        if not claimed or claimed == self.public_origin:
+        if not claimed:
             return self.public_origin
+        if claimed in self.public_origins:
+            return claimed
         parts = urlsplit(claimed)
         if parts.scheme == "https" and parts.hostname and self.hosts(parts.hostname) == slug:
             return f"https://{parts.netloc}"
@@ -428,7 +431,7 @@ class PeopleService:
 
     def site_url(self, origin: str, slug: str, path: str) -> str:
         """A page of the workspace's board on ``origin`` (a custom domain serves the board at its root)."""
-        return f"{origin}{'/b/' + quote(slug) if origin == self.public_origin else ''}{path}"
+        return f"{origin}{'/b/' + quote(slug) if origin in self.public_origins else ''}{path}"
 
     @staticmethod
     def _next(slug: str, value: str | None) -> str | None:
@@ -443,6 +446,16 @@ class PeopleService:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def _aliases(origin: str) -> frozenset[str]:
+    """The platform's public origin and, when it is a loopback address, the same port on
+    ``localhost``: one machine, and the only spelling browsers accept for passkeys (WebAuthn
+    refuses an IP address as its relying party), e.g. ``make run``'s http://127.0.0.1:8080."""
+    parts = urlsplit(origin)
+    if parts.hostname in ("127.0.0.1", "::1"):
+        return frozenset({origin, f"{parts.scheme}://localhost{':' + str(parts.port) if parts.port else ''}"})
+    return frozenset({origin})
 
 
 def _aware(value: datetime) -> datetime:

@@ -172,6 +172,10 @@ def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alon
     assert "Invitation sent to pk-colleague@example.com" in owner_page.locator("main").inner_text()
     owner.close()
     link = link_in(wait_for_mail(maildir, to="pk-colleague@example.com"), f"/b/{workspace.slug}/join?")
+    # Passkeys need a domain (WebAuthn refuses an IP address as its relying party): the colleague
+    # browses the same platform as localhost, which the platform takes as its own address.
+    site = site.replace("127.0.0.1", "localhost")
+    link = link.replace("127.0.0.1", "localhost")
 
     cdp = page.context.new_cdp_session(page)
     cdp.send("WebAuthn.enable")
