@@ -184,7 +184,7 @@ def test_settings_refuse_a_wrong_smtp_url_or_sender_at_load_without_showing_the_
 
 
 def test_the_mailer_hands_a_message_to_the_server(tmp_path):
-    with smtp_server(tmp_path / "mail") as server:
+    with smtp_server(tmp_path) as server:  # a folder that exists already becomes a Maildir too
         Mailer(server.url, SENDER).send(compose(message(), SENDER))
         got = wait_for_mail(server.folder, to="ann@example.com")
     assert got["X-MailFrom"] == "feedback@mail.example.com" and got["X-RcptTo"] == "ann@example.com"
