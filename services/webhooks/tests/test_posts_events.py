@@ -77,3 +77,23 @@ def test_posts_votes_comments_status_and_merge_are_delivered(hooks, receiver, ap
     # Every event reaches the endpoint once (no duplicate webhook-ids in normal operation).
     ids = [r.id for r in route.received]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.skipif("people" not in load_services(), reason="the people service is not installed")
+def test_a_signed_in_member_is_named_in_the_payload(hooks, receiver, api, workspace):
+    """A team member signed in with a session (here by invitation) changes a status: the
+    delivered event names that person, as the audit log and the page do."""
+    route = receiver.route()
+    hooks.create(route, events=["post.status_changed"])
+    workspace.board("features", "Feature requests")
+    invitation = api.post(f"{workspace.path}/members", key=workspace.key, json={"email": "grace@example.com", "role": "manager"})
+    token = invitation.json()["link"].split("token=")[1]
+    session = api.post(f"{workspace.path}/invitations/accept", json={"token": token}).json()
+    api.patch("/me", key=session["token"], json={"name": "Grace Hopper"})
+    post = api.post(f"{workspace.path}/posts", key=workspace.key,
+                    json={"boardSlug": "features", "title": "Named", "content": "Please."}).json()
+    r = api.patch(f"{workspace.path}/posts/{post['id']}", key=session["token"], json={"statusSlug": "planned"})
+    assert r.status_code == 200, r.text
+    wait_for(lambda: route.of_type("post.status_changed"), timeout=30, what="the status change")
+    actor = route.of_type("post.status_changed")[0].json()["data"]["actor"]
+    assert actor == {"id": session["user"]["id"], "name": "Grace Hopper"}
