@@ -29,7 +29,9 @@ SHARED_ENV = ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS", "MONGODB_DB_PREFIX", "KA
               "MAX_BODY_BYTES", "PROXY_CONNECT_TIMEOUT", "PROXY_READ_TIMEOUT", "AUTH_CACHE_SECONDS", "LOG_LEVEL")
 # Which pods get which secret, beyond INTERNAL_SECRET for every service component.
 SERVICE_SECRETS = {"web": {"WEB_COOKIE_SECRET"}, "workspaces": {"SECRETS_KEYS"}, "webhooks": {"SECRETS_KEYS"},
-                   "people": {"SECRETS_KEYS", "SMTP_URL"}}
+                   "people": {"SECRETS_KEYS"}}
+# Settings that are secret without being a purpose key (a URL with a password), by service.
+SERVICE_CONFIG_SECRETS = {"people": {"SMTP_URL"}}
 GATEWAY_SECRETS = {"FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET"}
 
 MINIMAL = REQUIRED
@@ -242,8 +244,9 @@ def test_service_urls_reach_each_api_through_its_service(profile):
 
 def test_secrets_never_appear_in_configmaps_or_plain_env():
     rendered = render(SCALED)  # a chart-managed Secret with known values
-    secret_values = [v for k, v in rendered._data("Secret", FULLNAME).items()]
-    assert len(secret_values) == len(SECRET_KEYS)
+    stored = rendered._data("Secret", FULLNAME)
+    assert set(stored) == set(SECRET_KEYS)
+    secret_values = [v for v in stored.values() if v]  # SMTP_URL is empty unless set
     for cm in rendered.of_kind("ConfigMap"):
         assert not set(cm["data"]) & set(SECRET_KEYS), cm["metadata"]["name"]
         for value in cm["data"].values():
@@ -287,7 +290,7 @@ def test_each_pod_gets_only_the_secrets_it_uses(profile):
             assert secrets == GATEWAY_SECRETS, name
         else:
             assert secrets == {"INTERNAL_SECRET", *SERVICE_SECRETS.get(service, ())}, name
-        assert refs - secrets == {"MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS"}, name
+        assert refs - secrets == {"MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS", *SERVICE_CONFIG_SECRETS.get(service, ())}, name
     gateway = profile.env_of(profile.get("Deployment", f"{FULLNAME}-gateway"))
     assert all(len(gateway[k]) >= MIN_SECRET_LENGTH for k in GATEWAY_SECRETS)
 
@@ -441,7 +444,7 @@ def test_init_job_is_a_hook_that_runs_before_the_services(minimal):
 def test_bundled_mongodb_and_kafka_wiring(tmp_path):
     chart = chart_with_stub_dependencies(tmp_path)
     rendered = render({"mongodb": {"enabled": True}, "kafka": {"enabled": True}}, chart=chart)
-    assert set(rendered._data("Secret", FULLNAME)) == set(PURPOSE_SECRETS)
+    assert set(rendered._data("Secret", FULLNAME)) == {*PURPOSE_SECRETS, "SMTP_URL"}
     assert f"{FULLNAME}-init" not in rendered.names("Secret"), "init needs no secret then"
     for workload in rendered.workloads():
         env = container(workload)["env"]

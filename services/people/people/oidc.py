@@ -26,6 +26,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.requests_client import OAuth2Session
 from joserfc import jwt
@@ -234,7 +235,7 @@ class OidcSignIn:
     def _get_json(self, url: str, what: str) -> dict:
         try:
             response = self.http.get(url, timeout=HTTP_TIMEOUT, allow_redirects=False)
-        except requests.RequestException as ex:
+        except (requests.RequestException, urllib3.exceptions.HTTPError, ValueError) as ex:  # ValueError: no URL at all
             raise ProviderError(f"{what} could not be fetched from {url}: {type(ex).__name__}") from None
         if response.status_code != 200:
             raise ProviderError(f"{what} could not be fetched from {url}: HTTP {response.status_code}")

@@ -10,7 +10,7 @@ NAME = string(100, 1, pattern=r"[^\s\x1c-\x1f]")
 URL = string(2000, 1, pattern=r"^https?://")
 # Where the site shows the visitor after signing in: a path of the board, nothing else (checked
 # again by the service against the workspace's own paths).
-NEXT = string(500, 1, pattern=r"^/")
+NEXT = string(500, 1)
 # The address the visitor's browser is on: the platform's public address, or the workspace's
 # verified custom domain (checked by the service).
 ORIGIN = string(300, 1, pattern=r"^https?://[^/?#]+$")

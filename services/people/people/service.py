@@ -25,6 +25,7 @@ from bson import ObjectId
 from common import auth
 from common.errors import BadGateway, BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unavailable
 from common.ids import iso, now, object_id
+from common.mail import parse_address
 from common.validation import check
 from people import contract, schemas, shapes, tokens
 from people.config import PeopleConfig
@@ -43,7 +44,11 @@ CREDENTIALS_PATH = "/internal/credentials"
 
 
 def normalize_email(value: str) -> str:
-    return value.strip().lower()
+    """The address as stored and compared (lower case); 400 for what no mail could reach."""
+    try:
+        return parse_address(value.strip()).addr_spec.lower()
+    except ValueError:
+        raise BadRequest("field 'email' is not an email address") from None
 
 
 def person_user_id(person_id: ObjectId) -> str:
@@ -111,7 +116,10 @@ class PeopleService:
         return doc
 
     def _sso_person(self, caller: auth.Caller) -> auth.Caller:
-        email = normalize_email(caller.email)
+        try:
+            email = normalize_email(caller.email)
+        except BadRequest:
+            return caller  # an address no mail could reach is no person's: the token's user as it is
         person = self.repo.person_by_email(email) or self.repo.person_for_email(
             email, caller.name or email.split("@")[0], caller.avatar_url, now(),
         )
@@ -150,6 +158,8 @@ class PeopleService:
                                       "avatar_url": fields.get("avatarUrl", caller.avatar_url)}))
 
     def sign_out(self, caller: auth.Caller) -> None:
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("nobody is signed in")
         if not caller.session_id:
             raise BadRequest("this request was not made with a session")
         ended = self.repo.end_session(caller.session_id)
@@ -422,6 +432,8 @@ class PeopleService:
         and sign-in redirects are bound to it."""
         if not claimed:
             return self.public_origin
+        if not claimed.isascii():  # browsers send an Origin in ASCII (IDNA), as domains are kept
+            raise BadRequest("origin must be the platform's public address or this workspace's verified domain")
         if claimed in self.public_origins:
             return claimed
         parts = urlsplit(claimed)

@@ -164,6 +164,14 @@ def test_an_end_user_signs_in_end_to_end(workspace, provider, stack, people_db):
     assert me["email"] == email and me["role"] is None and me["id"].startswith("person:")
     audit = workspace.api.get(f"{workspace.path}/audit-log", key=workspace.key).json()["items"]
     assert any(e["type"] == "sign_in" and e["data"]["method"] == "oidc" for e in audit)
+    # They vote and comment as themselves.
+    workspace.board("features", "Feature requests")
+    post = workspace.api.post(f"{workspace.path}/posts", key=workspace.key,
+                              json={"boardSlug": "features", "title": "OIDC voters", "content": "Please."}).json()
+    vote = workspace.api.post(f"{workspace.path}/posts/{post['id']}/vote", key=session["token"])
+    assert vote.status_code in (200, 201) and vote.json()["voted"] is True, vote.text
+    comment = workspace.api.post(f"{workspace.path}/posts/{post['id']}/comments", key=session["token"], json={"content": "Yes"})
+    assert comment.status_code == 201, comment.text
 
 
 def test_a_team_member_signs_in_as_such_only_from_the_team_domain(workspace, provider):
