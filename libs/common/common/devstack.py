@@ -456,6 +456,10 @@ Create a workspace and get its manager API key:
        -H 'Authorization: Bearer {stack.admin_token}' -H 'Content-Type: application/json' \\
        -d '{{"slug": "acme", "name": "Acme"}}'
 
+Then get yourself in as its first owner (the invitation is mailed and its link printed; opening it
+signs you in on the board; use http://localhost:{stack.gateway_port} for passkeys):
+  .venv/bin/feedback invite --workspace acme --email you@example.com --base-url {stack.url}
+
 Press Ctrl-C to stop everything.
 """,
             flush=True,
