@@ -1,6 +1,7 @@
 """What the people service owns, publishes and consumes."""
 
-from common.validation import ID, TEXT, TIMESTAMP, nullable, shape
+from common.auth import ACTOR_SCHEMA
+from common.validation import ID, TEXT, TIMESTAMP, shape
 
 TOPIC = "feedback.people"
 CONSUMES = ("feedback.workspaces",)
@@ -9,12 +10,11 @@ MEMBER_JOINED = "member.joined"
 MEMBER_ROLE_CHANGED = "member.role_changed"
 MEMBER_REMOVED = "member.removed"
 
-ACTOR = nullable(shape({"id": TEXT, "name": TEXT}))
 MEMBER = shape(
     {
         "person": shape({"id": ID, "email": TEXT, "name": TEXT}),
         "role": TEXT,
-        "actor": ACTOR,
+        "actor": ACTOR_SCHEMA,
         "at": TIMESTAMP,
     }
 )
