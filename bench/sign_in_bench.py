@@ -32,11 +32,12 @@ def main() -> None:
     from common.devstack import LocalStack
 
     folder = Path(tempfile.mkdtemp(prefix="sign-in-bench-"))
+    (folder / "logs").mkdir()
     stack = LocalStack(layout="single", log_dir=folder / "logs", mail_dir=folder / "mail",
                        extra_env={"RATE_LIMIT_WRITES": "100000/60", "RATE_LIMIT_WRITES_PER_ADDRESS": "100000/60"})
     stack.start()
     try:
-        wait_ready(stack.url)
+        wait_ready(f"{stack.url}/readyz")
         http = requests.Session()
         base = f"{stack.url}/v1"
         slug = f"bench-{uuid.uuid4().hex[:8]}"
