@@ -17,11 +17,13 @@ import pytest
 import requests
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
-from joserfc.jwk import KeySet, RSAKey
+from joserfc.jwk import RSAKey
 from pymongo import MongoClient
 
 from people.oidc import TokenRefused, verify_id_token
 from testkit.api import assert_error
+
+from .helpers import join
 
 CLIENT_ID = "feedback-board"
 
@@ -67,12 +69,6 @@ def callback(workspace, state: str, code: str):
     return workspace.api.post(f"{workspace.path}/sign-in/oidc/callback", json={"state": state, "code": code})
 
 
-def member(workspace, email: str, role: str = "manager") -> None:
-    r = workspace.api.post(f"{workspace.path}/members", key=workspace.key, json={"email": email, "role": role})
-    assert r.status_code == 201, r.text
-    token = parse_qs(urlsplit(r.json()["link"]).query)["token"][0]
-    r = workspace.api.post(f"{workspace.path}/invitations/accept", json={"token": token})
-    assert r.status_code == 201, r.text
 
 
 def email_of(domain: str = "example.com") -> str:
@@ -177,8 +173,8 @@ def test_an_end_user_signs_in_end_to_end(workspace, provider, stack, people_db):
 def test_a_team_member_signs_in_as_such_only_from_the_team_domain(workspace, provider):
     configure(workspace, provider, teamEmailDomain="example.com")
     inside, outside = email_of("example.com"), email_of("elsewhere.org")
-    member(workspace, inside)
-    member(workspace, outside)
+    join(workspace, inside)
+    join(workspace, outside)
 
     query = authorize(workspace, inside, provider)
     r = callback(workspace, query["state"], query["code"])

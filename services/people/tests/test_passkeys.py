@@ -13,7 +13,7 @@ import json
 import secrets
 import struct
 from base64 import urlsafe_b64decode, urlsafe_b64encode
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import cbor2
 import pytest
@@ -21,6 +21,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from testkit import assert_error, unique_slug
+
+from .helpers import join as join_session
 
 UP, UV, AT = 0x01, 0x04, 0x40  # authenticatorData flags: user present, user verified, attested credential data
 
@@ -95,12 +97,7 @@ def origin(stack):
 
 def join(ws, email: str, role: str = "manager") -> str:
     """Invite ``email`` with the workspace's manager key and accept: the member's session token."""
-    r = ws.api.post(f"{ws.path}/members", key=ws.key, json={"email": email, "role": role})
-    assert r.status_code == 201, r.text
-    token = parse_qs(urlsplit(r.json()["link"]).query)["token"][0]
-    r = ws.api.post(f"{ws.path}/invitations/accept", json={"token": token})
-    assert r.status_code == 201, r.text
-    return r.json()["token"]
+    return join_session(ws, email, role)["token"]
 
 
 def end_user(ws, address: str) -> str:
