@@ -132,11 +132,13 @@ class AuditLog(Resource):
 # -- OpenID Connect (people.oidc) ------------------------------------------------------------
 
 
-class OidcProvider:
-    """GET / PUT / DELETE /v1/workspaces/{slug}/oidc: the workspace's identity provider."""
-
+class OidcResource:
     def __init__(self, context):
         self.oidc = context.oidc
+
+
+class OidcProvider(OidcResource):
+    """GET / PUT / DELETE /v1/workspaces/{slug}/oidc: the workspace's identity provider."""
 
     def on_get(self, req, resp, slug):
         resp.media = self.oidc.provider(req.context.caller, slug)
@@ -149,21 +151,15 @@ class OidcProvider:
         resp.status = falcon.HTTP_204
 
 
-class OidcStart:
+class OidcStart(OidcResource):
     """POST /v1/workspaces/{slug}/sign-in/oidc: where to send the browser to sign in."""
-
-    def __init__(self, context):
-        self.oidc = context.oidc
 
     def on_post(self, req, resp, slug):
         resp.media = self.oidc.start(slug, media(req))
 
 
-class OidcCallback:
+class OidcCallback(OidcResource):
     """POST /v1/workspaces/{slug}/sign-in/oidc/callback: the provider's answer for a session."""
-
-    def __init__(self, context):
-        self.oidc = context.oidc
 
     def on_post(self, req, resp, slug):
         resp.media = self.oidc.finish(slug, media(req))

@@ -254,8 +254,9 @@ class PeopleService:
         self.workspaces.require_manager(caller, slug)
         if caller.kind == auth.ADMIN or caller.key_id:
             return
-        person = self._person_of(caller)
-        membership = self.repo.membership(slug, person["_id"]) if person else None
+        # The role is read again, not taken from the session: the membership is what counts.
+        person_id = (caller.user_id or "").removeprefix(auth.PERSON_PREFIX)
+        membership = self.repo.membership(slug, ObjectId(person_id)) if ObjectId.is_valid(person_id) else None
         if membership is None or membership["role"] != "owner":
             raise Forbidden("only an owner of this workspace can manage its members")
 
