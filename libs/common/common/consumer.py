@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.config import Settings
+from common.errors import BadGateway, GatewayTimeout, Unavailable
 from common.ids import now
 from common.kafka import KafkaError, dlq, make_consumer, make_producer, publish
 from common.retry import run_until_stopped
@@ -24,6 +25,9 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[dict], None]
 ATTEMPTS = 3
+# What a handler may meet that passes: the database or a service it asks is down. The batch is
+# handled again later (its offsets are not committed), never parked.
+TRANSIENT = (PyMongoError, Unavailable, BadGateway, GatewayTimeout)
 
 
 class ConsumerRunner:
@@ -40,7 +44,7 @@ class ConsumerRunner:
     def run(self, stop: threading.Event) -> None:
         # Uncommitted messages are delivered again after reconnecting; handling is idempotent.
         run_until_stopped(
-            self._poll_once, stop, errors=(KafkaError, PyMongoError), what=f"consumer {self.group}", log=log,
+            self._poll_once, stop, errors=(KafkaError, *TRANSIENT), what=f"consumer {self.group}", log=log,
             on_failure=self._close_clients,
         )
         self._close_clients()
@@ -73,8 +77,8 @@ class ConsumerRunner:
             try:
                 self.handlers[topic](event)
                 break
-            except PyMongoError:
-                raise  # the database is down: retry the whole batch later, do not park
+            except TRANSIENT:
+                raise  # the database or a service is down: retry the whole batch later, do not park
             except Exception as ex:  # noqa: BLE001 - a handler bug must not stop the consumer
                 log.exception("consumer %s: handler failed on %s (attempt %d)", self.group, event_id, attempt)
                 if attempt == ATTEMPTS:

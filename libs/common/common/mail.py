@@ -28,18 +28,20 @@ import secrets
 import smtplib
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email.errors import HeaderParseError
 from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Mapping
+from collections import deque
+from typing import Callable, Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 from pymongo import ASCENDING, IndexModel
 from pymongo.collection import Collection
-from pymongo.errors import DuplicateKeyError, PyMongoError
+from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 
 from common.db import changes
 from common.retry import run_until_stopped
@@ -60,6 +62,10 @@ SMTP_TIMEOUT = 20.0  # seconds for each exchange with the SMTP server (connect, 
 LEASE_SECONDS = 120.0
 KEEP_DAYS = 7
 WAIT_SECONDS = 1.0
+# Messages a worker claims at once and sends over one SMTP connection: one query finds them
+# (on a server that scans, one scan per batch instead of one per message).
+CLAIM_BATCH = 50
+DUPLICATE_KEY = 11000
 
 QUEUED, SENT, FAILED = "queued", "sent", "failed"
 
@@ -83,6 +89,8 @@ class Message:
     html: str  # an HTML fragment, already escaped by the caller; compose() wraps it in the layout
     branding: Branding
     headers: Mapping[str, str] = field(default_factory=dict)  # extra headers (List-Unsubscribe...)
+    # Whose mail it is: the send rate is limited per workspace, and a refusal is reported with it.
+    workspace: str | None = None
 
 
 # -- settings -------------------------------------------------------------------------------
@@ -252,6 +260,16 @@ class Mailer:
     def send(self, mail: EmailMessage) -> None:
         """Hand ``mail`` to the server; raises (``smtplib.SMTPException``, ``OSError``) when it
         was not taken, ``MailNotConfigured`` without a server."""
+        with self.connect() as client:
+            self.hand_over(client, mail)
+
+    def hand_over(self, client: smtplib.SMTP, mail: EmailMessage) -> None:
+        """Send ``mail`` over ``client`` (of :meth:`connect`), which may carry several."""
+        client.send_message(mail, from_addr=self.envelope_sender)
+
+    def connect(self) -> smtplib.SMTP:
+        """A connection to the server, encrypted when it can be and logged in when configured:
+        the caller sends (:meth:`hand_over`) and closes it (a ``with`` block quits)."""
         server = self.server
         if server is None:
             raise MailNotConfigured("SMTP_URL is not set")
@@ -259,7 +277,7 @@ class Mailer:
             client = smtplib.SMTP_SSL(server.host, server.port, timeout=self.timeout, context=self.ssl_context)
         else:
             client = smtplib.SMTP(server.host, server.port, timeout=self.timeout)
-        with client:
+        try:
             client.ehlo()
             secure = server.implicit_tls
             if not secure and client.has_extn("starttls"):
@@ -272,7 +290,10 @@ class Mailer:
                         f"{server.host}:{server.port} offers no STARTTLS: refusing to send the SMTP password unencrypted"
                     )
                 client.login(server.username, server.password)
-            client.send_message(mail, from_addr=self.envelope_sender)
+        except BaseException:
+            client.close()
+            raise
+        return client
 
 
 def permanent(error: Exception) -> bool:
@@ -316,6 +337,7 @@ class MailQueue:
         # A key is enqueued once: a retried request mails once.
         IndexModel([("key", ASCENDING)], unique=True, sparse=True, name="key"),
         IndexModel([("state", ASCENDING), ("dueAt", ASCENDING)], name="state_due"),
+        IndexModel([("workspace", ASCENDING), ("state", ASCENDING)], name="workspace_state"),
         IndexModel([("doneAt", ASCENDING)], expireAfterSeconds=KEEP_DAYS * 86400, name="done_ttl"),
     ]
 
@@ -329,8 +351,28 @@ class MailQueue:
     def enqueue(self, message: Message, key: str | None = None) -> None:
         """Store ``message`` to be sent; a ``key`` already enqueued is not enqueued again.
         ``ValueError`` for a message that cannot be composed (an address that is not one)."""
+        try:
+            self.collection.insert_one(self._document(message, key))
+        except DuplicateKeyError:
+            pass  # queued before, by an earlier try of the same request
+
+    def enqueue_many(self, letters: Iterable[tuple[Message, str]]) -> int:
+        """Store each ``(message, key)`` whose key was not enqueued before, in one round trip;
+        how many were new. A fan-out that is run again (a redelivered event) queues nothing twice."""
+        documents = [self._document(message, key) for message, key in letters]
+        if not documents:
+            return 0
+        try:
+            return len(self.collection.insert_many(documents, ordered=False).inserted_ids)
+        except BulkWriteError as ex:
+            if any(error.get("code") != DUPLICATE_KEY for error in ex.details.get("writeErrors", [])):
+                raise
+            return ex.details.get("nInserted", 0)
+
+    @staticmethod
+    def _document(message: Message, key: str | None) -> dict:
         # Composed once now, so that a message that cannot be (an address that is not one, a
-        # header given twice) is refused in the request that queues it, not later in the worker.
+        # header given twice) is refused by the caller that queues it, not later in the worker.
         compose(message, "check@localhost")
         at = _now()
         document = {
@@ -341,6 +383,7 @@ class MailQueue:
             "branding": {"name": message.branding.name, "accent": message.branding.accent, "logoUrl": message.branding.logo_url},
             # Pairs, not a document: a header's name may hold a dot, which a field name may not.
             "headers": [[name, value] for name, value in message.headers.items()],
+            "workspace": message.workspace,
             "messageToken": secrets.token_hex(16),
             "state": QUEUED,
             "createdAt": at,
@@ -350,37 +393,38 @@ class MailQueue:
         }
         if key is not None:
             document["key"] = key
-        try:
-            self.collection.insert_one(document)
-        except DuplicateKeyError:
-            pass  # queued before, by an earlier try of the same request
+        return document
 
     # The rest is the worker's (deliver): claims, leases and outcomes.
 
-    def claim(self, token: str, lease: float = LEASE_SECONDS) -> dict | None:
-        """Lease the message due first to ``token`` for ``lease`` seconds; None if none is due
-        or another worker won it."""
+    def claim(self, token: str, lease: float = LEASE_SECONDS, limit: int = CLAIM_BATCH) -> list[dict]:
+        """Lease up to ``limit`` of the messages due first to ``token`` for ``lease`` seconds:
+        those another worker did not win meanwhile (none if none is due)."""
         at = _now()
         due = {"state": QUEUED, "dueAt": {"$lte": at}}
         # NOTE: a find, then an update that repeats its condition: of two workers that found the
-        # same message, the second matches nothing. (A findAndModify would be one command, but
-        # the local MongoDB stand-in runs every one as a scan of the whole collection.)
-        found = self.collection.find_one(due, projection={"_id": 1}, sort=[("dueAt", ASCENDING)])
-        if found is None:
-            return None
-        won = self.collection.update_one(
-            {"_id": found["_id"], **due},
+        # same messages, the second matches none of them. (A findAndModify would take one per
+        # message, and the local MongoDB stand-in runs every one as a scan of the whole collection.)
+        found = [d["_id"] for d in self.collection.find(due, projection={"_id": 1}, sort=[("dueAt", ASCENDING)], limit=limit)]
+        if not found:
+            return []
+        self.collection.update_many(
+            {"_id": {"$in": found}, **due},
             {"$set": {"dueAt": at + timedelta(seconds=lease), "claim": token}, "$inc": {"attempts": 1}},
         )
-        if won.modified_count != 1:
-            return None
-        return self.collection.find_one({"_id": found["_id"], "claim": token})
+        return list(self.collection.find({"_id": {"$in": found}, "claim": token, "state": QUEUED}).sort("dueAt", ASCENDING))
 
     def sent(self, document: dict, token: str) -> None:
         self._finish(document, token, {"state": SENT, "doneAt": _now()})
 
     def retry_at(self, document: dict, token: str, due: datetime, error: str) -> None:
         self._finish(document, token, {"dueAt": due, "claim": None, "lastError": error})
+
+    def defer(self, document: dict, token: str, due: datetime) -> None:
+        """Put a claimed message back until ``due`` without counting an attempt (its workspace
+        sent its share for now)."""
+        self.collection.update_one({"_id": document["_id"], "claim": token},
+                                   {"$set": {"dueAt": due, "claim": None}, "$inc": {"attempts": -1}})
 
     def give_up(self, document: dict, token: str, error: str) -> None:
         self._finish(document, token, {"state": FAILED, "doneAt": _now(), "lastError": error})
@@ -399,6 +443,7 @@ class MailQueue:
             html=document["html"],
             branding=Branding(name=branding["name"], accent=branding["accent"], logo_url=branding.get("logoUrl")),
             headers=dict(document.get("headers") or []),
+            workspace=document.get("workspace"),
         )
 
 
@@ -411,26 +456,36 @@ def _now() -> datetime:
 # -- the worker -----------------------------------------------------------------------------
 
 
+Refused = Callable[[dict, str], None]
+
+
 def deliver(queue: MailQueue, mailer: Mailer, sender: str, stop: threading.Event, *,
-            schedule: RetrySchedule = RetrySchedule()) -> None:
+            schedule: RetrySchedule = RetrySchedule(), per_workspace_per_minute: int | None = None,
+            on_refused: Refused | None = None) -> None:
     """Send what ``queue`` holds through ``mailer``, from ``sender`` (``MAIL_FROM``), until
     ``stop`` is set.
 
-    Each due message is claimed under a lease (two workers never send one at once; one killed
-    mid-send leaves it to the next after LEASE_SECONDS), composed with the Message-ID and Date
-    fixed when it was queued (a resend after a crash is recognisably the same mail), sent, and
-    marked sent. A send that fails is retried on ``schedule`` (logged), or given up (logged as
-    an error) when the server refused it for good or the schedule ran out. Idle, the worker
-    waits on the collection's change stream, so a queued message goes out at once. Without
-    SMTP_URL nothing is claimed: mail waits in the queue. MongoDB outages are waited out
-    (``common.retry``)."""
-    worker = _Delivery(queue, mailer, parse_address(sender).domain, sender, schedule)
+    Due messages are claimed in batches under a lease (two workers never send one at once; one
+    killed mid-send leaves its batch to the next after LEASE_SECONDS), composed with the
+    Message-ID and Date fixed when they were queued (a resend after a crash is recognisably the
+    same mail), sent over one connection, and each marked sent as soon as the server took it. A
+    send that fails is retried on ``schedule`` (logged), or given up (logged as an error) when
+    the schedule ran out, or at once when the server refused it for good; then ``on_refused``
+    hears of it (``(document, reason)``: the caller may stop mailing that address). A workspace
+    that sent ``per_workspace_per_minute`` messages in the last minute (counted by this worker)
+    waits for the next. Idle, the worker waits on the collection's change stream, so a queued
+    message goes out at once. Without SMTP_URL nothing is claimed: mail waits in the queue.
+    MongoDB outages are waited out (``common.retry``)."""
+    worker = _Delivery(queue, mailer, parse_address(sender).domain, sender, schedule, per_workspace_per_minute, on_refused)
     run_until_stopped(lambda: worker.step(stop), stop, errors=(PyMongoError,), what="mail delivery", log=log)
 
 
 class _Delivery:
-    def __init__(self, queue: MailQueue, mailer: Mailer, domain: str, sender: str, schedule: RetrySchedule):
+    def __init__(self, queue: MailQueue, mailer: Mailer, domain: str, sender: str, schedule: RetrySchedule,
+                 per_minute: int | None, on_refused: Refused | None):
         self.queue, self.mailer, self.domain, self.sender, self.schedule = queue, mailer, domain, sender, schedule
+        self.per_minute, self.on_refused = per_minute, on_refused
+        self.sent_at: dict[str, deque] = {}  # workspace -> when this worker sent its last messages
         self.token = secrets.token_hex(8)
         self.change_streams = True
         self.told_unconfigured = False
@@ -444,8 +499,8 @@ class _Delivery:
             return
         stream = self._watch()  # opened before the claims: a message queued after them wakes it
         try:
-            while not stop.is_set() and (document := self.queue.claim(self.token)) is not None:
-                self.attempt(document)
+            while not stop.is_set() and (batch := self.queue.claim(self.token)):
+                self.send_batch(batch, stop)
             if stop.is_set():
                 return
             if stream is None:
@@ -456,17 +511,49 @@ class _Delivery:
             if stream is not None:
                 stream.close()
 
-    def attempt(self, document: dict) -> None:
-        created = _utc(document["createdAt"])
+    def send_batch(self, batch: list[dict], stop: threading.Event) -> None:
+        client = None
         try:
-            mail = compose(self.queue.message(document), self.sender,
-                           make_message_id(document["messageToken"], self.domain), date=created)
-            self.mailer.send(mail)
-        except (smtplib.SMTPException, OSError, ValueError) as ex:
-            self.failed(document, created, ex)
-            return
-        self.queue.sent(document, self.token)
-        log.info("mail delivery: sent %r to %s", document["subject"], document["to"])
+            for document in batch:
+                if stop.is_set():
+                    return  # the rest of the batch waits for its lease, for the next worker
+                if (wait := self._throttled(document.get("workspace"))) is not None:
+                    self.queue.defer(document, self.token, _now() + timedelta(seconds=wait))
+                    continue
+                created = _utc(document["createdAt"])
+                try:
+                    mail = compose(self.queue.message(document), self.sender,
+                                   make_message_id(document["messageToken"], self.domain), date=created)
+                    client = client or self.mailer.connect()
+                    self.mailer.hand_over(client, mail)
+                except (smtplib.SMTPException, OSError, ValueError) as ex:
+                    if client is not None:  # the connection may be unusable now: a new one for the next
+                        _quietly(client.close)
+                        client = None
+                    self.failed(document, created, ex)
+                    continue
+                self.queue.sent(document, self.token)
+                self._count(document.get("workspace"))
+                log.info("mail delivery: sent %r to %s", document["subject"], document["to"])
+        finally:
+            if client is not None:
+                _quietly(client.quit)
+
+    def _throttled(self, workspace: str | None) -> float | None:
+        """Seconds until ``workspace`` may send again (None: now)."""
+        if not self.per_minute or workspace is None:
+            return None
+        window = self.sent_at.get(workspace)
+        if window is None:
+            return None
+        horizon = time.monotonic() - 60
+        while window and window[0] < horizon:
+            window.popleft()
+        return window[0] - horizon if len(window) >= self.per_minute else None
+
+    def _count(self, workspace: str | None) -> None:
+        if self.per_minute and workspace is not None:
+            self.sent_at.setdefault(workspace, deque()).append(time.monotonic())
 
     def failed(self, document: dict, created: datetime, error: Exception) -> None:
         reason = f"{type(error).__name__}: {error}"
@@ -474,6 +561,8 @@ class _Delivery:
         if isinstance(error, ValueError) or permanent(error):
             log.error("mail delivery: %r to %s refused, not retried: %s", document["subject"], document["to"], reason)
             self.queue.give_up(document, self.token, reason)
+            if self.on_refused is not None and not isinstance(error, ValueError):
+                self.on_refused(document, reason)
         elif due > created + timedelta(seconds=self.schedule.give_up_after):
             log.error("mail delivery: %r to %s given up after %d attempts: %s",
                       document["subject"], document["to"], document["attempts"], reason)
@@ -491,3 +580,10 @@ class _Delivery:
             log.info("mail delivery: no change streams on this database; looking every %.1fs", WAIT_SECONDS)
             self.change_streams = False
         return stream
+
+
+def _quietly(close: Callable[[], object]) -> None:
+    try:
+        close()
+    except (smtplib.SMTPException, OSError):
+        pass  # a connection that broke needs no goodbye

@@ -303,11 +303,13 @@ def queue(database) -> MailQueue:
 
 
 @contextmanager
-def delivering(queue: MailQueue, smtp_url: str | None, workers: int = 1, schedule: RetrySchedule = RetrySchedule()):
-    """``workers`` delivery loops on ``queue``, each a thread, for the ``with`` block."""
+def delivering(queue: MailQueue, smtp_url: str | None, workers: int = 1, schedule: RetrySchedule = RetrySchedule(),
+               **options):
+    """``workers`` delivery loops on ``queue``, each a thread, for the ``with`` block (``options``:
+    deliver's own)."""
     stop = threading.Event()
     threads = [threading.Thread(target=deliver, args=(queue, Mailer(smtp_url, SENDER), SENDER, stop),
-                                kwargs={"schedule": schedule}, daemon=True) for _ in range(workers)]
+                                kwargs={"schedule": schedule, **options}, daemon=True) for _ in range(workers)]
     for thread in threads:
         thread.start()
     try:
@@ -392,11 +394,15 @@ class RefusingNobody(Mailbox):
 
 def test_a_recipient_the_server_refuses_for_good_is_not_retried(tmp_path, queue):
     folder = tmp_path / "mail"
+    refused = []
     with smtp_server(folder, handler=RefusingNobody(folder)) as server:
-        with delivering(queue, server.url, schedule=RetrySchedule(first=0.1)):
-            queue.enqueue(message(to="nobody@example.com"))
-            queue.enqueue(message(to="ann@example.com"))
+        with delivering(queue, server.url, schedule=RetrySchedule(first=0.1),
+                        on_refused=lambda document, reason: refused.append((document["to"], document["workspace"], reason))):
+            queue.enqueue(message(to="nobody@example.com", workspace="acme"))
+            queue.enqueue(message(to="ann@example.com", workspace="acme"))
             documents = {d["to"]: d for d in settled(queue, 2)}
+    assert [(to, workspace) for to, workspace, _ in refused] == [("nobody@example.com", "acme")], "the caller hears of it"
+    assert "550" in refused[0][2]
     assert documents["nobody@example.com"]["state"] == FAILED and documents["nobody@example.com"]["attempts"] == 1
     assert "550" in documents["nobody@example.com"]["lastError"]
     assert documents["ann@example.com"]["state"] == SENT
@@ -416,8 +422,8 @@ def test_two_workers_send_each_message_once(tmp_path, queue):
 
 def test_a_message_a_dead_worker_held_is_sent_after_its_lease_with_the_same_message_id(tmp_path, queue):
     queue.enqueue(message())
-    held = queue.claim("a-worker-killed-mid-send", lease=1.0)
-    assert held is not None and queue.claim("another", lease=1.0) is None, "leased to one worker at a time"
+    [held] = queue.claim("a-worker-killed-mid-send", lease=1.0)
+    assert queue.claim("another", lease=1.0) == [], "leased to one worker at a time"
     with smtp_server(tmp_path / "mail") as server:
         with delivering(queue, server.url):
             got = wait_for_mail(server.folder, to="ann@example.com")
@@ -471,3 +477,46 @@ def test_make_run_mails_to_its_maildir_unless_smtp_url_is_set_and_links_lead_to_
     monkeypatch.setenv("SMTP_URL", "smtp://relay.example:25")
     relayed = make_run_stack(tmp_path, {"SMTP_URL": "smtp://relay.example:25"})
     assert relayed.mail_dir is None and relayed.env()["SMTP_URL"] == "smtp://relay.example:25"
+
+
+def test_a_batch_enqueued_again_queues_only_what_is_new(queue):
+    first = queue.enqueue_many([(message(to=f"user{n}@example.com"), f"event-1:{n}") for n in range(5)])
+    again = queue.enqueue_many([(message(to=f"user{n}@example.com"), f"event-1:{n}") for n in range(7)])
+    assert (first, again) == (5, 2)
+    assert sorted(d["key"] for d in queue.collection.find()) == sorted(f"event-1:{n}" for n in range(7))
+
+
+def test_a_workspace_sends_at_most_its_share_per_minute_and_the_rest_waits_uncounted(tmp_path, queue):
+    with smtp_server(tmp_path / "mail") as server:
+        with delivering(queue, server.url, per_workspace_per_minute=3):
+            queue.enqueue_many([(message(to=f"a{n}@example.com", workspace="acme"), f"a{n}") for n in range(5)])
+            queue.enqueue_many([(message(to=f"b{n}@example.com", workspace="beta"), f"b{n}") for n in range(2)])
+            settled(queue, 5)
+            time.sleep(0.5)  # a worker ignoring the limit would send the rest now
+            documents = list(queue.collection.find())
+    sent = sorted(d["to"] for d in documents if d["state"] == SENT)
+    assert sum(to.startswith("a") for to in sent) == 3 and sum(to.startswith("b") for to in sent) == 2
+    waiting = [d for d in documents if d["state"] == QUEUED]
+    assert len(waiting) == 2 and all(d["attempts"] == 0 and d["claim"] is None for d in waiting), "deferred, not failed"
+
+
+class CountingSessions(Mailbox):
+    """A Maildir server that counts the SMTP sessions that sent it mail."""
+
+    def __init__(self, folder):
+        super().__init__(folder)
+        self.sessions = set()
+
+    async def handle_DATA(self, server, session, envelope):
+        self.sessions.add(id(session))
+        return await super().handle_DATA(server, session, envelope)
+
+
+def test_a_batch_goes_over_one_connection(tmp_path, queue):
+    folder = tmp_path / "mail"
+    handler = CountingSessions(folder)
+    queue.enqueue_many([(message(to=f"user{n}@example.com"), f"k{n}") for n in range(10)])
+    with smtp_server(folder, handler=handler) as server:
+        with delivering(queue, server.url):
+            settled(queue, 10)
+    assert len(messages(folder)) == 10 and len(handler.sessions) == 1

@@ -58,7 +58,12 @@ ROUTES += [
 ]
 
 IDENTITY_PATH = "/internal/identity"
-INTERNAL_ROUTES = [Route(IDENTITY_PATH, R + "Identity", ("POST",))]
+INTERNAL_ROUTES = [
+    Route(IDENTITY_PATH, R + "Identity", ("POST",)),
+    # Whom another service may mail (the notifications service): persons by id, a team.
+    Route("/internal/people/lookup", R + "PeopleLookup", ("POST",)),
+    Route("/internal/workspaces/{slug}/team", R + "TeamDirectory", ("GET",)),
+]
 
 
 @dataclass(kw_only=True)

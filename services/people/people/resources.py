@@ -176,6 +176,20 @@ class Identity(Resource):
         resp.media = self.service.identify(media(req))
 
 
+class PeopleLookup(Resource):
+    """POST /internal/people/lookup: the address and name of persons, by id (for mail)."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.lookup(media(req))
+
+
+class TeamDirectory(Resource):
+    """GET /internal/workspaces/{slug}/team: a workspace's team members with their addresses."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.team(slug)
+
+
 # -- passkeys (people.passkeys) -----------------------------------------------------------
 
 

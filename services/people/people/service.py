@@ -41,6 +41,7 @@ REFUSALS = {400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound}
 # Where the workspaces service checks API keys and SSO tokens (the credentials it owns).
 CREDENTIALS_SERVICE = "workspaces"
 CREDENTIALS_PATH = "/internal/credentials"
+TEAM_MAX = 10_000  # members the internal team directory answers (a team is people, not users)
 
 
 def normalize_email(value: str) -> str:
@@ -263,6 +264,19 @@ class PeopleService:
     def members(self, caller: auth.Caller, slug: str, limit: int) -> dict:
         self.workspaces.require_manager(caller, slug)
         memberships = self.repo.members(slug, limit)
+        persons = self.repo.persons_by_id([m["personId"] for m in memberships])
+        return {"items": [shapes.member(m, persons[m["personId"]]) for m in memberships if m["personId"] in persons]}
+
+    # -- for other services (internal routes) ------------------------------------------------
+
+    def lookup(self, body) -> dict:
+        """The persons of ``ids`` that exist: ``{id, email, name}`` each (who to mail)."""
+        ids = [ObjectId(i) for i in check(body, schemas.LOOKUP)["ids"]]
+        return {"items": [shapes.person(p) for p in self.repo.persons_by_id(ids).values()]}
+
+    def team(self, slug: str) -> dict:
+        """Every member of ``slug``'s team with their address and role."""
+        memberships = self.repo.members(slug, TEAM_MAX)
         persons = self.repo.persons_by_id([m["personId"] for m in memberships])
         return {"items": [shapes.member(m, persons[m["personId"]]) for m in memberships if m["personId"] in persons]}
 

@@ -52,7 +52,8 @@ VOTE = shape({"postId": ID, "userId": TEXT, "voteCount": INTEGER})
 EVENTS = {
     POST_CREATED: shape({"post": POST, "actor": ACTOR}),
     POST_UPDATED: shape({"post": POST, "changed": array(TEXT), "actor": ACTOR}),
-    POST_STATUS_CHANGED: shape({"post": POST, "oldStatus": STATUS, "newStatus": STATUS, "actor": ACTOR}),
+    # ``notify``: false when the manager asked that nobody be told (housekeeping).
+    POST_STATUS_CHANGED: shape({"post": POST, "oldStatus": STATUS, "newStatus": STATUS, "actor": ACTOR, "notify": BOOLEAN}),
     POST_MERGED: shape({"post": POST, "into": POST, "actor": ACTOR}),
     POST_UNMERGED: shape({"post": POST, "from": nullable(POST), "actor": ACTOR}),
     COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR}),

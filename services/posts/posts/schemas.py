@@ -37,6 +37,8 @@ UPDATE_POST = obj(
         "moderationState": MODERATION_STATE,
         "title": TITLE,
         "content": long_string(contract.CONTENT_MAX, description="markdown; longer is 413"),
+        "notify": {"type": "boolean", "default": True,
+                   "description": "false: a status change mails nobody (silent housekeeping; the event still says it)"},
     }
 )
 MERGE = obj(

@@ -200,7 +200,8 @@ class PostService:
                 writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others, "actor": actor}))
             if "statusSlug" in changed:
                 old = ws.status_shape(before["statusSlug"])
-                data = {"post": shape, "oldStatus": old, "newStatus": shape["status"], "actor": actor}
+                data = {"post": shape, "oldStatus": old, "newStatus": shape["status"], "actor": actor,
+                        "notify": fields.get("notify", True)}
                 writes.append(self.repo.event(slug, contract.POST_STATUS_CHANGED, data))
             self.repo.write(session, writes)
             return after

@@ -1,0 +1,1 @@
+"""The notifications service: who follows what, and the mail that tells them (docs/services/notifications.md)."""

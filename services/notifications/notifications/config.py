@@ -1,0 +1,28 @@
+"""The notifications service's settings, read once from the environment (docs/services/notifications.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from common.config import Settings, between, from_env, load, positive
+
+
+@dataclass(frozen=True)
+class NotificationsConfig:
+    # A status change of a post whose followers were mailed less than this long ago is held
+    # and folded into one follow-up sent this long after that mail (seconds; 0: never held).
+    fold_seconds: int = from_env("NOTIFICATIONS_FOLD_SECONDS", 600, between(0, 3600))
+    # Mail one workspace may send per minute (each mailer worker counts its own).
+    per_workspace_per_minute: int = from_env("NOTIFICATIONS_PER_WORKSPACE_PER_MINUTE", 1200, positive(int))
+    # The hour (UTC) daily and weekly digests go out; weekly ones on Mondays.
+    digest_hour: int = from_env("NOTIFICATIONS_DIGEST_HOUR", 8, between(0, 23))
+    # How often the scheduler looks for held follow-ups and digests that fell due (seconds).
+    schedule_seconds: float = from_env("NOTIFICATIONS_SCHEDULE_SECONDS", 5.0, positive(float))
+    # The platform's public address: links in mail lead to the board there (or to the
+    # workspace's verified custom domain).
+    public_base_url: str = "http://127.0.0.1:8080"
+
+
+def load_config(settings: Settings, environ: Mapping[str, str] | None = None) -> NotificationsConfig:
+    return load(NotificationsConfig, environ, public_base_url=settings.public_base_url)

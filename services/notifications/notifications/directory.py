@@ -1,0 +1,85 @@
+"""What this service asks other services, over signed internal HTTP: who persons and team
+members are (the people service owns addresses), what a workspace's board looks like and where
+it lives (the workspaces service), and whether a caller may see a post (the posts service decides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from cachetools import TTLCache, cachedmethod
+
+from common import auth
+from common.errors import NotFound, Unavailable
+from common.internal import InternalClient
+from common.mail import DEFAULT_ACCENT, Branding
+from notifications.contract import LOOKUP_BATCH
+
+PEOPLE, WORKSPACES, POSTS = "people", "workspaces", "posts"
+
+
+@dataclass(frozen=True)
+class Board:
+    """A workspace's board as mail shows it: its branding and the address of its pages."""
+
+    slug: str
+    branding: Branding
+    url: str  # the board's root, without a trailing slash: its verified domain or /b/<slug> on the platform
+
+    def page(self, path: str) -> str:
+        return self.url + path
+
+
+def person_id(raw_id: str) -> str:
+    return f"{auth.PERSON_PREFIX}{raw_id}"
+
+
+class Directory:
+    def __init__(self, client: InternalClient, public_base_url: str):
+        self.client = client
+        self.public_base_url = public_base_url.rstrip("/")
+        self._boards: TTLCache = TTLCache(maxsize=10_000, ttl=60)  # a renamed workspace shows within a minute
+
+    def _ask(self, service: str, method: str, path: str, payload: dict | None = None, caller=None) -> tuple[int, object]:
+        if not self.client.settings.service_url(service):
+            raise Unavailable(f"no {service} service in this deployment")
+        return self.client.json(service, method, path, payload, caller=caller)
+
+    def persons(self, ids: list[str]) -> dict[str, dict]:
+        """``{person:<id>: {email, name}}`` of the persons among ``ids`` who exist."""
+        raw = sorted({i[len(auth.PERSON_PREFIX):] for i in ids if i.startswith(auth.PERSON_PREFIX)})
+        found: dict[str, dict] = {}
+        for start in range(0, len(raw), LOOKUP_BATCH):
+            status, body = self._ask(PEOPLE, "POST", "/internal/people/lookup", {"ids": raw[start:start + LOOKUP_BATCH]})
+            if status != 200 or not isinstance(body, dict):
+                raise Unavailable(f"cannot look persons up now: the people service answered {status}")
+            found.update({person_id(p["id"]): p for p in body["items"]})
+        return found
+
+    def team(self, slug: str) -> list[dict]:
+        """The members of ``slug``'s team: ``{id: person:<id>, email, name, role}`` each."""
+        status, body = self._ask(PEOPLE, "GET", f"/internal/workspaces/{slug}/team")
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot read the team of '{slug}' now: the people service answered {status}")
+        return [{**m, "id": person_id(m["id"])} for m in body["items"]]
+
+    @cachedmethod(lambda self: self._boards)
+    def board(self, slug: str) -> Board:
+        status, body = self._ask(WORKSPACES, "GET", f"/v1/workspaces/{quote(slug)}/branding")
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot read the branding of '{slug}' now: the workspaces service answered {status}")
+        domain = body.get("customDomain")
+        url = f"https://{domain}" if domain else f"{self.public_base_url}/b/{quote(slug)}"
+        workspace = body["workspace"]
+        return Board(slug=slug, url=url, branding=Branding(name=workspace["name"], accent=body.get("primaryColor") or DEFAULT_ACCENT,
+                                                           logo_url=workspace.get("logo")))
+
+    def visible_post(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """The post as ``caller`` may see it; NotFound when they may not (the posts service decides)."""
+        status, body = self._ask(POSTS, "GET", f"/v1/workspaces/{quote(slug)}/posts/{quote(post_id)}", caller=caller)
+        if status == 404 or status == 400:
+            raise NotFound(f"post '{post_id}' not found")
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot check post '{post_id}' now: the posts service answered {status}")
+        return body

@@ -1,0 +1,285 @@
+"""Who hears of what: the consumer's handlers and the scheduler's rounds.
+
+Each event becomes at most one queued mail per person, under a key made of the event and the
+person (``common.mail.MailQueue`` keeps a key once), so a redelivered event, a relay's retry or
+a consumer killed midway through a fan-out queues nothing twice: handling an event again only
+fills in what the first try did not reach. Recipients are chosen from this service's own
+records (follows, preferences, suppressed addresses, read models of posts and comments); their
+addresses are the people service's, asked in batches.
+
+Nothing about a post that is not approved, or merged away, reaches an end user; a private
+comment reaches the team alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterable
+
+from common import auth
+from common.ids import iso, now
+from common.mail import MailQueue, parse_address
+from notifications import contract, mail
+from notifications.config import NotificationsConfig
+from notifications.directory import Board, Directory
+from notifications.mail import Addresser, Letter
+from notifications.repository import NotificationsRepository
+
+log = logging.getLogger(__name__)
+
+APPROVED = "approved"
+ENQUEUE_BATCH = 1000  # messages queued per round trip
+
+
+def person_of(actor: dict | None) -> str | None:
+    """The person behind an event's actor (None: an API key, the operator, anonymous)."""
+    actor_id = (actor or {}).get("id") or ""
+    return actor_id if actor_id.startswith(auth.PERSON_PREFIX) else None
+
+
+def listed(post: dict | None) -> bool:
+    """Whether an end user may hear of ``post``: approved and not merged into another."""
+    return bool(post) and post.get("moderationState") == APPROVED and not post.get("mergedInto")
+
+
+def next_digest(at: datetime, pace: str, hour: int) -> datetime:
+    """When the digest of ``pace`` after ``at`` goes out: the next ``hour``:00 UTC (daily), on a
+    Monday (weekly)."""
+    at = at.astimezone(timezone.utc)
+    due = at.replace(hour=hour, minute=0, second=0, microsecond=0)
+    if due <= at:
+        due += timedelta(days=1)
+    if pace == contract.WEEKLY:
+        due += timedelta(days=(7 - due.weekday()) % 7)
+    return due
+
+
+class Notifier:
+    def __init__(self, repo: NotificationsRepository, directory: Directory, queue: MailQueue, addresser: Addresser,
+                 config: NotificationsConfig):
+        self.repo, self.directory, self.queue, self.addresser, self.config = repo, directory, queue, addresser, config
+
+    def handlers(self) -> dict[str, Callable[[dict], None]]:
+        """The handler of each event type this service acts on."""
+        return {
+            "post.created": self.post_created,
+            "post.updated": self.post_changed,
+            "post.unmerged": self.post_changed,
+            "post.status_changed": self.status_changed,
+            "post.merged": self.merged,
+            "comment.created": self.comment_created,
+            "vote.created": self.voted,
+            "vote.deleted": self.unvoted,
+            "changelog.published": self.changelog_published,
+        }
+
+    def handle(self, event: dict) -> None:
+        handler = self.handlers().get(event.get("type"))
+        if handler is not None:
+            handler(event)
+
+    # -- events ---------------------------------------------------------------------------
+
+    def post_created(self, event: dict) -> None:
+        slug, data = event["workspace"], event["data"]
+        post, author = data["post"], person_of(data.get("actor"))
+        self.repo.keep_post(slug, post, author_id=(data.get("actor") or {}).get("id"))
+        if author:
+            self.auto_follow(slug, post["id"], author, contract.AUTHOR)
+        kind = contract.NEW_POST if post["moderationState"] == APPROVED else contract.AWAITING_MODERATION
+        self.tell_team(event, kind, post["id"], detail=post.get("content"), actor=author)
+
+    def post_changed(self, event: dict) -> None:
+        self.repo.keep_post(event["workspace"], event["data"]["post"])
+
+    def status_changed(self, event: dict) -> None:
+        slug, data = event["workspace"], event["data"]
+        post = data["post"]
+        self.repo.keep_post(slug, post)
+        if not data.get("notify", True) or not listed(self.repo.post(post["id"])):
+            return
+        notice = self.repo.status_notice(post["id"]) or {}
+        last, fold = notice.get("lastSentAt"), timedelta(seconds=self.config.fold_seconds)
+        if fold and last is not None and now() < _utc(last) + fold:
+            # Told less than ``fold`` ago: hold this change, and fold any later one into it.
+            held = notice.get("held") or {"fromStatus": data["oldStatus"]}
+            held = {**held, "toStatus": data["newStatus"], "eventId": event["id"], "actorId": person_of(data.get("actor"))}
+            self.repo.hold_status(post["id"], held, _utc(last) + fold)
+            return
+        self.tell_status(slug, post["id"], data["oldStatus"], data["newStatus"], event["id"], person_of(data.get("actor")))
+
+    def tell_status(self, slug: str, post_id: str, old: dict, new: dict, key: str, actor: str | None) -> None:
+        post = self.repo.post(post_id)
+        if listed(post) and old.get("slug") != new.get("slug"):
+            followers = {p for _, p in self.repo.followers([post_id])} - {actor}
+            self.fan_out(slug, followers, contract.STATUS_CHANGES, f"status:{key}",
+                         lambda board, person: mail.status_changed(board, post, old, new))
+        self.repo.status_sent(slug, post_id, now())
+
+    def merged(self, event: dict) -> None:
+        slug, data = event["workspace"], event["data"]
+        post, into = data["post"], data["into"]
+        self.repo.keep_post(slug, post)
+        self.repo.keep_post(slug, into)
+        followers = {p for _, p in self.repo.followers([post["id"]])}
+        # They follow the canonical post now (unless they chose not to), where their vote went.
+        self.repo.follow_too(slug, into["id"], sorted(followers), contract.MERGED)
+        merged_post, canonical = self.repo.post(post["id"]), self.repo.post(into["id"])
+        if merged_post and listed(canonical):
+            actor = person_of(data.get("actor"))
+            self.fan_out(slug, followers - {actor}, contract.MERGES, f"merged:{event['id']}",
+                         lambda board, person: mail.merged(board, merged_post, canonical))
+
+    def comment_created(self, event: dict) -> None:
+        slug, data = event["workspace"], event["data"]
+        comment, author = data["comment"], person_of(data.get("actor"))
+        post_id = data["post"]["id"]
+        self.repo.keep_comment(slug, comment["id"], post_id, author)
+        private = comment.get("isPrivate", False)
+        if author and not private:
+            self.auto_follow(slug, post_id, author, contract.COMMENTER)
+        team = self.tell_team(event, contract.NEW_COMMENT, post_id, detail=comment["content"], actor=author)
+        post = self.repo.post(post_id)
+        if private or not listed(post):
+            return  # a private comment is the team's alone; a hidden post is never named to end users
+        name = comment.get("authorName")
+        everyone: set[str] = set()
+        if comment.get("isTeamMember"):
+            everyone = {p for _, p in self.repo.followers([post_id])}
+        parent = self.repo.comment(comment["parentId"]) if comment.get("parentId") else None
+        parent_author = parent.get("authorId") if parent else None
+        # Team members heard of it as team activity; the comment's author needs no mail of it.
+        skip = team | {author}
+        if parent_author and parent_author not in skip:
+            self.fan_out(slug, {parent_author}, contract.REPLIES, f"reply:{event['id']}",
+                         lambda board, person: mail.reply(board, post, comment, name, to_your_comment=True))
+        others = everyone - skip - {parent_author}
+        self.fan_out(slug, others, contract.REPLIES, f"reply:{event['id']}",
+                     lambda board, person: mail.reply(board, post, comment, name, to_your_comment=False))
+
+    def voted(self, event: dict) -> None:
+        person = event["data"]["userId"]
+        if person.startswith(auth.PERSON_PREFIX):
+            self.auto_follow(event["workspace"], event["data"]["postId"], person, contract.VOTER)
+
+    def unvoted(self, event: dict) -> None:
+        person = event["data"]["userId"]
+        if person.startswith(auth.PERSON_PREFIX):
+            self.repo.drop_automatic(event["data"]["postId"], person, contract.VOTER)
+
+    def changelog_published(self, event: dict) -> None:
+        slug, entry = event["workspace"], event["data"]
+        posts = {pid: p for pid, p in self.repo.posts_by_id(entry.get("postIds") or []).items() if listed(p)}
+        if not posts:
+            return
+        theirs: dict[str, list[dict]] = defaultdict(list)
+        for post_id, person in self.repo.followers(sorted(posts)):
+            theirs[person].append(posts[post_id])
+        # One mail per person, listing every shipped post they follow (keyed by the entry: a
+        # second publication of it mails nobody twice).
+        self.fan_out(slug, set(theirs), contract.CHANGELOG, f"changelog:{entry['id']}",
+                     lambda board, person: mail.shipped(board, entry, sorted(theirs[person], key=lambda p: p["title"])))
+
+    # -- following --------------------------------------------------------------------------
+
+    def auto_follow(self, slug: str, post_id: str, person: str, reason: str) -> None:
+        if self.repo.choices(slug, [person])[person]["autoFollow"]:
+            self.repo.follow_unless_decided(slug, post_id, person, reason)
+
+    # -- the team -------------------------------------------------------------------------
+
+    def tell_team(self, event: dict, kind: str, post_id: str, detail: str | None, actor: str | None) -> set[str]:
+        """Tell the team of new activity, each member at their pace; the members' ids."""
+        slug = event["workspace"]
+        members = {m["id"]: m for m in self.directory.team(slug)}
+        post = self.repo.post(post_id)
+        if not members or post is None:
+            return set(members)
+        choices = self.repo.choices(slug, sorted(members))
+        instant, later = set(), []
+        at = now()
+        for person, member in members.items():
+            pace = choices[person]["teamActivity"]
+            if person == actor or choices[person]["unsubscribed"] or pace == contract.OFF:
+                continue
+            if pace == contract.INSTANT:
+                instant.add(person)
+            else:
+                later.append({"workspace": slug, "personId": person, "email": member["email"], "kind": kind, "postId": post_id,
+                              "title": post["title"], "eventId": event["id"], "at": at,
+                              "dueAt": next_digest(at, pace, self.config.digest_hour)})
+        self.repo.add_digest_items(later)
+        self.fan_out(slug, instant, None, f"team:{event['id']}", lambda board, person: mail.team_activity(board, kind, post, detail),
+                     known={p: members[p] for p in instant})
+        return set(members)
+
+    # -- the scheduler --------------------------------------------------------------------
+
+    def send_held(self, at: datetime) -> int:
+        """Send the follow-ups of held status changes that fell due; how many posts."""
+        notices = self.repo.held_due(at)
+        for notice in notices:
+            held = notice["held"] or {}
+            if not held:
+                self.repo.status_sent(notice["workspace"], notice["_id"], notice.get("lastSentAt") or at)
+                continue
+            self.tell_status(notice["workspace"], notice["_id"], held["fromStatus"], held["toStatus"], held["eventId"],
+                             held.get("actorId"))
+        return len(notices)
+
+    def send_digests(self, at: datetime) -> int:
+        """Send every digest that fell due, one mail per member and workspace; how many."""
+        items = self.repo.digest_items_due(at)
+        groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        for item in items:
+            groups[(item["workspace"], item["personId"])].append(item)
+        for (slug, person), lines in groups.items():
+            choices = self.repo.choices(slug, [person])[person]
+            if not choices["unsubscribed"] and choices["teamActivity"] in (contract.DAILY, contract.WEEKLY):
+                due = max(_utc(i["dueAt"]) for i in lines)
+                known = {person: {"email": lines[-1]["email"]}}
+                self.fan_out(slug, {person}, None, f"digest:{slug}:{iso(due)}", lambda board, p: mail.digest(board, lines), known=known)
+            self.repo.drop_digest_items([i["_id"] for i in lines])
+        return len(groups)
+
+    # -- delivery -------------------------------------------------------------------------
+
+    def refused(self, document: dict, reason: str) -> None:
+        """The SMTP server refused a message for good: stop mailing that address from its workspace."""
+        if document.get("workspace"):
+            address = parse_address(document["to"]).addr_spec.lower()
+            self.repo.suppress(document["workspace"], address, reason)
+            log.warning("notifications: %s suppressed for workspace %s: %s", address, document["workspace"], reason)
+
+    def fan_out(self, slug: str, persons: Iterable[str | None], kind: str | None, key: str,
+                letter: Callable[[Board, str], Letter], known: dict[str, dict] | None = None) -> int:
+        """Queue ``letter`` for each of ``persons`` who wants mail of ``kind`` (None: team
+        activity, whose pace the caller checked) from ``slug``: not unsubscribed, with an
+        address (``known``, else the people service's) that is not suppressed. Each message is
+        keyed ``<key>:<person>``. How many were new."""
+        persons = sorted(p for p in persons if p)
+        if not persons:
+            return 0
+        choices = self.repo.choices(slug, persons)
+        wanted = [p for p in persons if not choices[p]["unsubscribed"] and (kind is None or choices[p][kind])]
+        addresses = known if known is not None else self.directory.persons(wanted)
+        wanted = [p for p in wanted if p in addresses]
+        suppressed = self.repo.suppressed(slug, [addresses[p]["email"] for p in wanted])
+        board = self.directory.board(slug)
+        letters = ((self.addresser.message(board, letter(board, p), p, addresses[p]["email"]), f"{key}:{p}")
+                   for p in wanted if addresses[p]["email"] not in suppressed)
+        queued = 0
+        batch: list = []
+        for item in letters:
+            batch.append(item)
+            if len(batch) == ENQUEUE_BATCH:
+                queued += self.queue.enqueue_many(batch)
+                batch = []
+        queued += self.queue.enqueue_many(batch)
+        return queued
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value

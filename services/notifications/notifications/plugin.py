@@ -1,0 +1,82 @@
+"""The notifications plugin: follows, preferences, and the mail that closes the loop.
+
+It consumes the posts and workspaces services' events and mails the people who asked
+(docs/services/notifications.md). Declarative: the gateway and ``feedback init`` read this
+spec without importing the service's code, so ``create_context`` imports what it wires when
+it is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from common.config import Settings
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+from notifications import contract
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from common.mail import MailQueue
+
+    from notifications.config import NotificationsConfig
+    from notifications.notifier import Notifier
+    from notifications.service import NotificationsService
+
+R = "notifications.resources:"
+W = "/workspaces/{slug}"
+ROUTES = [
+    Route(W + "/posts/{postId}/follow", R + "Follow", ("GET", "PUT")),
+    Route(W + "/me/notifications", R + "MyNotifications", ("GET", "PATCH")),
+    Route(W + "/notifications/unsubscribe", R + "Unsubscribe", ("POST",), limits={"POST": "write"}),
+    Route(W + "/notifications/delivery", R + "Delivery", ("GET",)),
+    Route(W + "/notifications/suppressions", R + "Suppressions", ("GET",)),
+    Route(W + "/notifications/suppressions/{address}", R + "Suppression", ("DELETE",)),
+]
+
+
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: NotificationsConfig
+    service: NotificationsService
+    notifier: Notifier  # the consumer's handlers and the scheduler's rounds
+    mail_queue: MailQueue  # the mailer worker sends it
+
+
+def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from common.internal import InternalClient
+    from common.mail import MailQueue
+    from common.workspace_directory import WorkspaceDirectory
+    from notifications.config import load_config
+    from notifications.directory import Directory
+    from notifications.mail import Addresser
+    from notifications.models import ALIAS
+    from notifications.notifier import Notifier
+    from notifications.repository import NotificationsRepository
+    from notifications.service import NotificationsService
+    from notifications.tokens import UnsubscribeTokens
+
+    config = load_config(settings)
+    store = Store(settings, ALIAS)
+    client = InternalClient(settings, timeout=10)
+    directory = Directory(client, config.public_base_url)
+    repo = NotificationsRepository(store)
+    tokens = UnsubscribeTokens(settings.internal_secret)
+    mail_queue = MailQueue(store.db["mail"])
+    notifier = Notifier(repo, directory, mail_queue, Addresser(tokens), config)
+    service = NotificationsService(repo, directory, WorkspaceDirectory(client), tokens, mail_queue)
+    return Context(settings=settings, store=store, config=config, service=service, notifier=notifier, mail_queue=mail_queue)
+
+
+@hookimpl
+def register_service() -> ServiceSpec:
+    return ServiceSpec(
+        name="notifications",
+        context="notifications.plugin:create_context",
+        routes=ROUTES,
+        consumes=contract.CONSUMES,
+        consumers="notifications.consumers:handlers",
+        models="notifications.models:MODELS",
+        workers={"mailer": "notifications.workers:send_mail", "scheduler": "notifications.workers:schedule"},
+        openapi="notifications:openapi.yaml",
+    )

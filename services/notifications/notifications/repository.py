@@ -1,0 +1,171 @@
+"""Every database command of the notifications service.
+
+The service and the notifier decide; this module knows where follows, preferences, the read
+models of posts and comments, held status changes, digest lines and suppressed addresses live.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pymongo import ASCENDING, UpdateOne
+from pymongo.errors import DuplicateKeyError
+
+from common.db import Store
+from common.ids import now
+from notifications import contract
+from notifications.models import Comment, DigestItem, Follow, Post, Preferences, StatusNotice, Suppression
+
+
+def preferences_id(slug: str, person_id: str) -> str:
+    return f"{slug} {person_id}"
+
+
+def suppression_id(slug: str, address: str) -> str:
+    return f"{slug} {address}"
+
+
+class NotificationsRepository:
+    def __init__(self, store: Store):
+        self.store = store
+        self.posts = store.collection(Post)
+        self.comments = store.collection(Comment)
+        self.follows = store.collection(Follow)
+        self.preferences = store.collection(Preferences)
+        self.status_notices = store.collection(StatusNotice)
+        self.digest_items = store.collection(DigestItem)
+        self.suppressions = store.collection(Suppression)
+
+    # -- read models of posts and comments ------------------------------------------------
+
+    def keep_post(self, slug: str, post: dict, author_id: str | None = None) -> None:
+        """Keep what a mail shows of ``post`` (an event's post shape)."""
+        fields = {
+            "workspace": slug,
+            "title": post["title"],
+            "status": post["status"],
+            "moderationState": post["moderationState"],
+            "mergedInto": (post.get("mergedInto") or {}).get("id"),
+            "updatedAt": now(),
+        }
+        on_insert = {"authorId": author_id}
+        self.posts.update_one({"_id": post["id"]}, {"$set": fields, "$setOnInsert": on_insert}, upsert=True)
+
+    def post(self, post_id: str) -> dict | None:
+        return self.posts.find_one({"_id": post_id})
+
+    def posts_by_id(self, ids: list[str]) -> dict[str, dict]:
+        return {doc["_id"]: doc for doc in self.posts.find({"_id": {"$in": ids}})}
+
+    def keep_comment(self, slug: str, comment_id: str, post_id: str, author_id: str | None) -> None:
+        self.comments.update_one({"_id": comment_id},
+                                 {"$setOnInsert": {"workspace": slug, "postId": post_id, "authorId": author_id, "at": now()}},
+                                 upsert=True)
+
+    def comment(self, comment_id: str) -> dict | None:
+        return self.comments.find_one({"_id": comment_id})
+
+    # -- follows --------------------------------------------------------------------------
+
+    def follow_unless_decided(self, slug: str, post_id: str, person_id: str, reason: str) -> None:
+        """Follow for ``reason`` unless the person already follows or chose to stop."""
+        document = {"workspace": slug, "postId": post_id, "personId": person_id, "following": True, "reason": reason, "at": now()}
+        try:
+            self.follows.update_one({"postId": post_id, "personId": person_id}, {"$setOnInsert": document}, upsert=True)
+        except DuplicateKeyError:
+            pass  # two events of one person and post at once: the other wrote it
+
+    def set_following(self, slug: str, post_id: str, person_id: str, following: bool) -> None:
+        """The person's own choice (kept: a later vote does not undo an unfollow)."""
+        change = {"workspace": slug, "following": following, "reason": contract.CHOSEN, "at": now()}
+        try:
+            self.follows.update_one({"postId": post_id, "personId": person_id}, {"$set": change}, upsert=True)
+        except DuplicateKeyError:
+            self.follows.update_one({"postId": post_id, "personId": person_id}, {"$set": change})
+
+    def drop_automatic(self, post_id: str, person_id: str, reason: str) -> None:
+        """Stop a follow that ``reason`` alone made (an unvote ends a follow its vote made)."""
+        self.follows.delete_one({"postId": post_id, "personId": person_id, "reason": reason, "following": True})
+
+    def following(self, post_id: str, person_id: str) -> bool:
+        doc = self.follows.find_one({"postId": post_id, "personId": person_id}, projection={"following": 1})
+        return bool(doc and doc["following"])
+
+    def followers(self, post_ids: list[str]) -> list[tuple[str, str]]:
+        """``(postId, personId)`` of everyone following one of ``post_ids``."""
+        cursor = self.follows.find({"postId": {"$in": post_ids}, "following": True}, projection={"postId": 1, "personId": 1})
+        return [(doc["postId"], doc["personId"]) for doc in cursor]
+
+    def follow_too(self, slug: str, post_id: str, person_ids: list[str], reason: str) -> None:
+        """Make each of ``person_ids`` follow ``post_id`` unless they decided otherwise, in one round trip."""
+        at = now()
+        writes = [UpdateOne({"postId": post_id, "personId": p},
+                            {"$setOnInsert": {"workspace": slug, "postId": post_id, "personId": p, "following": True,
+                                              "reason": reason, "at": at}}, upsert=True) for p in person_ids]
+        if writes:
+            self.follows.bulk_write(writes, ordered=False)
+
+    # -- preferences ----------------------------------------------------------------------
+
+    def choices(self, slug: str, person_ids: list[str]) -> dict[str, dict]:
+        """Each person's preferences in ``slug``: the defaults with their changes."""
+        stored = {doc["personId"]: doc.get("choices", {})
+                  for doc in self.preferences.find({"_id": {"$in": [preferences_id(slug, p) for p in person_ids]}})}
+        return {p: {**contract.DEFAULT_PREFERENCES, **stored.get(p, {})} for p in person_ids}
+
+    def change_choices(self, slug: str, person_id: str, changes: dict) -> dict:
+        self.preferences.update_one(
+            {"_id": preferences_id(slug, person_id)},
+            {"$set": {**{f"choices.{k}": v for k, v in changes.items()}, "workspace": slug, "personId": person_id, "updatedAt": now()}},
+            upsert=True,
+        )
+        return self.choices(slug, [person_id])[person_id]
+
+    # -- status mail of a post ------------------------------------------------------------
+
+    def status_notice(self, post_id: str) -> dict | None:
+        return self.status_notices.find_one({"_id": post_id})
+
+    def status_sent(self, slug: str, post_id: str, at: datetime) -> None:
+        self.status_notices.update_one({"_id": post_id}, {"$set": {"workspace": slug, "lastSentAt": at, "held": None, "dueAt": None}},
+                                       upsert=True)
+
+    def hold_status(self, post_id: str, held: dict, due: datetime) -> None:
+        self.status_notices.update_one({"_id": post_id}, {"$set": {"held": held, "dueAt": due}})
+
+    def held_due(self, at: datetime, limit: int = 100) -> list[dict]:
+        return list(self.status_notices.find({"dueAt": {"$ne": None, "$lte": at}}).sort("dueAt", ASCENDING).limit(limit))
+
+    # -- digests --------------------------------------------------------------------------
+
+    def add_digest_items(self, items: list[dict]) -> None:
+        for item in items:
+            try:
+                self.digest_items.insert_one(item)
+            except DuplicateKeyError:
+                pass  # the event was handled before (a redelivery)
+
+    def digest_items_due(self, at: datetime, limit: int = 5000) -> list[dict]:
+        return list(self.digest_items.find({"dueAt": {"$lte": at}}).sort("at", ASCENDING).limit(limit))
+
+    def drop_digest_items(self, ids: list) -> None:
+        self.digest_items.delete_many({"_id": {"$in": ids}})
+
+    # -- suppressed addresses -------------------------------------------------------------
+
+    def suppress(self, slug: str, address: str, reason: str) -> None:
+        self.suppressions.update_one(
+            {"_id": suppression_id(slug, address)},
+            {"$set": {"workspace": slug, "address": address, "reason": reason[:500], "at": now()}},
+            upsert=True,
+        )
+
+    def suppressed(self, slug: str, addresses: list[str]) -> set[str]:
+        ids = [suppression_id(slug, a) for a in addresses]
+        return {doc["address"] for doc in self.suppressions.find({"_id": {"$in": ids}}, projection={"address": 1})}
+
+    def suppression_page(self, slug: str, limit: int, offset: int) -> list[dict]:
+        return list(self.suppressions.find({"workspace": slug}).sort([("at", -1), ("_id", 1)]).skip(offset).limit(limit))
+
+    def lift_suppression(self, slug: str, address: str) -> bool:
+        return self.suppressions.delete_one({"_id": suppression_id(slug, address)}).deleted_count == 1

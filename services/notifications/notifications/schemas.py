@@ -1,0 +1,19 @@
+"""Request bodies the notifications service accepts (JSON Schema, strict)."""
+
+from common.validation import choice, integer, obj, string
+from notifications.contract import KINDS, SUPPRESSIONS_LIMIT, TEAM_PACES
+
+FOLLOW = obj({"following": {"type": "boolean", "description": "true: follow the post; false: stop (never followed again automatically)"}},
+             required=("following",))
+PREFERENCES = obj(
+    {
+        **{kind: {"type": "boolean"} for kind in KINDS},
+        "autoFollow": {"type": "boolean", "description": "follow the posts you write, vote on or comment on"},
+        "teamActivity": choice(TEAM_PACES, description="team members: new posts, posts awaiting moderation and comments, "
+                                                       "as they come, in a daily or weekly digest, or never"),
+        "unsubscribed": {"type": "boolean", "description": "true: no mail at all from this workspace (false: mail again)"},
+    }
+)
+UNSUBSCRIBE = obj({"token": string(1000, 10, pattern=r"^[A-Za-z0-9_.-]+$", description="the token of a mail's unsubscribe link")},
+                  required=("token",))
+SUPPRESSIONS_PAGE = integer(1, SUPPRESSIONS_LIMIT[1], SUPPRESSIONS_LIMIT[0])

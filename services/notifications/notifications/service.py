@@ -1,0 +1,97 @@
+"""The notifications service's API rules: following posts, preferences, unsubscribing, and what
+the team may see of delivery.
+
+Each public method checks who may (raising 401/403) before it validates the body. Following and
+preferences belong to a signed-in person (``person:<id>``): mail needs the address a person has.
+Whether a caller may see a post is the posts service's decision, asked, not copied.
+"""
+
+from __future__ import annotations
+
+from common import auth
+from common.errors import BadRequest, Forbidden, NotFound, Unauthorized
+from common.mail import MailQueue, parse_address
+from common.validation import check
+from common.workspace_directory import WorkspaceDirectory
+from notifications import schemas, shapes
+from notifications.directory import Directory
+from notifications.repository import NotificationsRepository
+from notifications.tokens import UnsubscribeTokens
+
+
+def require_person(caller: auth.Caller) -> str:
+    """The caller's person id; 401 for nobody, 403 for a caller without an account."""
+    if caller.kind == auth.ANONYMOUS:
+        raise Unauthorized("sign in to follow posts and choose your notifications")
+    if not (caller.user_id or "").startswith(auth.PERSON_PREFIX):
+        raise Forbidden("notifications belong to a signed-in person with an email address (not an API key or an SSO user without one)")
+    return caller.user_id
+
+
+class NotificationsService:
+    def __init__(self, repo: NotificationsRepository, directory: Directory, workspaces: WorkspaceDirectory,
+                 tokens: UnsubscribeTokens, queue: MailQueue):
+        self.repo, self.directory, self.workspaces, self.tokens, self.queue = repo, directory, workspaces, tokens, queue
+
+    # -- following ------------------------------------------------------------------------
+
+    def follow_state(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        person = require_person(caller)
+        post = self.directory.visible_post(caller, slug, post_id)
+        return shapes.follow(post["id"], self.repo.following(post["id"], person))
+
+    def set_follow(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
+        person = require_person(caller)
+        following = check(body, schemas.FOLLOW)["following"]
+        post = self.directory.visible_post(caller, slug, post_id)
+        self.repo.set_following(slug, post["id"], person, following)
+        return shapes.follow(post["id"], following)
+
+    # -- preferences ----------------------------------------------------------------------
+
+    def preferences(self, caller: auth.Caller, slug: str) -> dict:
+        person = require_person(caller)
+        self.workspaces.require(slug)
+        return shapes.preferences(slug, self.repo.choices(slug, [person])[person], caller.is_manager_of(slug))
+
+    def update_preferences(self, caller: auth.Caller, slug: str, body) -> dict:
+        person = require_person(caller)
+        changes = check(body, schemas.PREFERENCES)
+        self.workspaces.require(slug)
+        choices = self.repo.change_choices(slug, person, changes) if changes else self.repo.choices(slug, [person])[person]
+        return shapes.preferences(slug, choices, caller.is_manager_of(slug))
+
+    def unsubscribe(self, slug: str, body) -> dict:
+        """A mail's one-click unsubscribe: no sign-in, the signed token says who."""
+        token = check(body, schemas.UNSUBSCRIBE)["token"]
+        who = self.tokens.read(token)
+        if who is None or who[0] != slug:
+            raise BadRequest("this unsubscribe link is not valid for this workspace")
+        self.repo.change_choices(slug, who[1], {"unsubscribed": True})
+        return {"workspace": slug, "unsubscribed": True}
+
+    # -- delivery, for the team -----------------------------------------------------------
+
+    def suppressions(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        return {"items": [shapes.suppression(d) for d in self.repo.suppression_page(slug, limit, offset)]}
+
+    def lift_suppression(self, caller: auth.Caller, slug: str, address: str) -> None:
+        self.workspaces.require_manager(caller, slug)
+        try:
+            address = parse_address(address).addr_spec.lower()
+        except ValueError:
+            raise NotFound(f"address '{address}' is not suppressed") from None
+        if not self.repo.lift_suppression(slug, address):
+            raise NotFound(f"address '{address}' is not suppressed")
+
+    def delivery(self, caller: auth.Caller, slug: str) -> dict:
+        """How this workspace's mail fares: queued, sent and failed messages (finished ones are
+        kept a week), those that needed more than one try, and suppressed addresses."""
+        self.workspaces.require_manager(caller, slug)
+        counts = {"queued": 0, "sent": 0, "failed": 0, "retried": 0}
+        for doc in self.queue.collection.find({"workspace": slug}, projection={"state": 1, "attempts": 1}):
+            counts[doc["state"]] = counts.get(doc["state"], 0) + 1
+            counts["retried"] += doc.get("attempts", 0) > 1
+        counts["suppressed"] = self.repo.suppressions.count_documents({"workspace": slug})
+        return counts
