@@ -137,11 +137,23 @@ class Process:
             self.popen.wait(5)
 
 
+class LocalMailbox(Mailbox):
+    """aiosmtpd's Maildir handler, refusing for good (550) every address at the reserved
+    ``.invalid`` top-level domain (RFC 2606), as a real relay would find no such domain: a
+    refused address can be tried on ``make run`` and in tests."""
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.rstrip(">").lower().endswith(".invalid"):
+            return "550 5.1.2 no such domain (.invalid is reserved)"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+
 class LocalMailServer:
     """A real SMTP server on a free port of ``host``, on a thread of this process (no process
     of its own), keeping every message it takes as a file in the Maildir ``folder``: ``new/``
     holds one file per message, as received plus aiosmtpd's ``X-Peer``, ``X-MailFrom`` and
-    ``X-RcptTo``. Tests may give another aiosmtpd ``handler`` (one that refuses a recipient)
+    ``X-RcptTo``; an address at ``.invalid`` is refused (``LocalMailbox``). Tests may give another aiosmtpd ``handler`` (one that refuses a recipient)
     and ``options`` for aiosmtpd's ``Controller`` (``tls_context`` offers STARTTLS,
     ``ssl_context`` speaks TLS from the first byte, ``authenticator`` asks for a login)."""
 
@@ -155,7 +167,7 @@ class LocalMailServer:
         self.port = port or free_port()
         # NOTE: a fixed server name: aiosmtpd would otherwise ask DNS for this host's full name.
         options.setdefault("server_hostname", "localhost")
-        self._controller = Controller(handler or Mailbox(self.folder), hostname=host, port=self.port, **options)
+        self._controller = Controller(handler or LocalMailbox(self.folder), hostname=host, port=self.port, **options)
 
     @property
     def url(self) -> str:
