@@ -182,6 +182,11 @@ class Settings:
     # offered) or smtps:// (implicit TLS); None: mail waits in its queue. It may hold a password.
     smtp_url: str | None = from_env("SMTP_URL", None, as_smtp_url, secret=True)
     mail_from: str = from_env("MAIL_FROM", "Feedback <feedback@localhost>", as_mail_sender)
+    # How long a mail worker holds the messages it claimed (``common.mail``): a worker that dies
+    # leaves them to the next after this. It stops a batch at half of it, so sends never overlap.
+    mail_lease_seconds: float = from_env("MAIL_LEASE_SECONDS", 120.0, positive(float))
+    # The wait before a failed send is tried again, doubling at each failure up to an hour.
+    mail_retry_seconds: float = from_env("MAIL_RETRY_SECONDS", 10.0, positive(float))
     max_body_bytes: int = from_env("MAX_BODY_BYTES", 256 * 1024, int)
     proxy_connect_timeout: float = from_env("PROXY_CONNECT_TIMEOUT", 2.0, float)
     proxy_read_timeout: float = from_env("PROXY_READ_TIMEOUT", 30.0, float)

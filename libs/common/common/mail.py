@@ -460,13 +460,14 @@ Refused = Callable[[dict, str], None]
 
 
 def deliver(queue: MailQueue, mailer: Mailer, sender: str, stop: threading.Event, *,
-            schedule: RetrySchedule = RetrySchedule(), per_workspace_per_minute: int | None = None,
-            on_refused: Refused | None = None) -> None:
+            schedule: RetrySchedule = RetrySchedule(), lease: float = LEASE_SECONDS,
+            per_workspace_per_minute: int | None = None, on_refused: Refused | None = None) -> None:
     """Send what ``queue`` holds through ``mailer``, from ``sender`` (``MAIL_FROM``), until
     ``stop`` is set.
 
-    Due messages are claimed in batches under a lease (two workers never send one at once; one
-    killed mid-send leaves its batch to the next after LEASE_SECONDS), composed with the
+    Due messages are claimed in batches under a ``lease`` of seconds (two workers never send one
+    at once: a batch still unsent at half its lease is left for a later claim; one killed
+    mid-send leaves its batch to the next after the lease), composed with the
     Message-ID and Date fixed when they were queued (a resend after a crash is recognisably the
     same mail), sent over one connection, and each marked sent as soon as the server took it. A
     send that fails is retried on ``schedule`` (logged), or given up (logged as an error) when
@@ -476,14 +477,15 @@ def deliver(queue: MailQueue, mailer: Mailer, sender: str, stop: threading.Event
     waits for the next. Idle, the worker waits on the collection's change stream, so a queued
     message goes out at once. Without SMTP_URL nothing is claimed: mail waits in the queue.
     MongoDB outages are waited out (``common.retry``)."""
-    worker = _Delivery(queue, mailer, parse_address(sender).domain, sender, schedule, per_workspace_per_minute, on_refused)
+    worker = _Delivery(queue, mailer, parse_address(sender).domain, sender, schedule, lease, per_workspace_per_minute, on_refused)
     run_until_stopped(lambda: worker.step(stop), stop, errors=(PyMongoError,), what="mail delivery", log=log)
 
 
 class _Delivery:
-    def __init__(self, queue: MailQueue, mailer: Mailer, domain: str, sender: str, schedule: RetrySchedule,
+    def __init__(self, queue: MailQueue, mailer: Mailer, domain: str, sender: str, schedule: RetrySchedule, lease: float,
                  per_minute: int | None, on_refused: Refused | None):
         self.queue, self.mailer, self.domain, self.sender, self.schedule = queue, mailer, domain, sender, schedule
+        self.lease = lease
         self.per_minute, self.on_refused = per_minute, on_refused
         self.sent_at: dict[str, deque] = {}  # workspace -> when this worker sent its last messages
         self.token = secrets.token_hex(8)
@@ -499,7 +501,7 @@ class _Delivery:
             return
         stream = self._watch()  # opened before the claims: a message queued after them wakes it
         try:
-            while not stop.is_set() and (batch := self.queue.claim(self.token)):
+            while not stop.is_set() and (batch := self.queue.claim(self.token, self.lease)):
                 self.send_batch(batch, stop)
             if stop.is_set():
                 return
@@ -513,9 +515,12 @@ class _Delivery:
 
     def send_batch(self, batch: list[dict], stop: threading.Event) -> None:
         client = None
+        # Past half the lease, what is left waits for it to end: a send started now could still
+        # be under way when another worker may claim the message.
+        until = time.monotonic() + self.lease / 2
         try:
             for document in batch:
-                if stop.is_set():
+                if stop.is_set() or time.monotonic() > until:
                     return  # the rest of the batch waits for its lease, for the next worker
                 if (wait := self._throttled(document.get("workspace"))) is not None:
                     self.queue.defer(document, self.token, _now() + timedelta(seconds=wait))

@@ -9,7 +9,7 @@ import threading
 
 from common.consumer import TRANSIENT
 from common.ids import now
-from common.mail import Mailer, deliver
+from common.mail import Mailer, RetrySchedule, deliver
 from common.retry import run_until_stopped
 
 log = logging.getLogger(__name__)
@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 def send_mail(context, stop: threading.Event) -> None:
     settings = context.settings
     deliver(context.mail_queue, Mailer(settings.smtp_url, settings.mail_from), settings.mail_from, stop,
+            lease=settings.mail_lease_seconds, schedule=RetrySchedule(first=settings.mail_retry_seconds),
             per_workspace_per_minute=context.config.per_workspace_per_minute, on_refused=context.notifier.refused)
 
 
