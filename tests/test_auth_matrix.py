@@ -96,6 +96,16 @@ ACCESS = {
     ("delete", "/v1/workspaces/{slug}/oidc"): "manager",
     ("post", "/v1/workspaces/{slug}/sign-in/oidc"): "public",
     ("post", "/v1/workspaces/{slug}/sign-in/oidc/callback"): "public",
+    # notifications: following and preferences are a signed-in person's own (anyone else: 401 or
+    # 403); unsubscribing takes a mail's signed token, no sign-in; delivery is the team's
+    ("get", "/v1/workspaces/{slug}/posts/{postId}/follow"): "self",
+    ("put", "/v1/workspaces/{slug}/posts/{postId}/follow"): "self",
+    ("get", "/v1/workspaces/{slug}/me/notifications"): "self",
+    ("patch", "/v1/workspaces/{slug}/me/notifications"): "self",
+    ("post", "/v1/workspaces/{slug}/notifications/unsubscribe"): "public",
+    ("get", "/v1/workspaces/{slug}/notifications/delivery"): "manager",
+    ("get", "/v1/workspaces/{slug}/notifications/suppressions"): "manager",
+    ("delete", "/v1/workspaces/{slug}/notifications/suppressions/{address}"): "manager",
 }
 
 

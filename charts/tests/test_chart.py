@@ -31,7 +31,7 @@ SHARED_ENV = ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS", "MONGODB_DB_PREFIX", "KA
 SERVICE_SECRETS = {"web": {"WEB_COOKIE_SECRET"}, "workspaces": {"SECRETS_KEYS"}, "webhooks": {"SECRETS_KEYS"},
                    "people": {"SECRETS_KEYS"}}
 # Settings that are secret without being a purpose key (a URL with a password), by service.
-SERVICE_CONFIG_SECRETS = {"people": {"SMTP_URL"}}
+SERVICE_CONFIG_SECRETS = {"people": {"SMTP_URL"}, "notifications": {"SMTP_URL"}}
 GATEWAY_SECRETS = {"FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET"}
 
 MINIMAL = REQUIRED
