@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,64 @@ def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alon
     assert any(e["type"] == "sign_in" and e["data"].get("method") == "passkey" for e in log), log
 
 
+def test_a_person_follows_a_post_chooses_mail_and_unsubscribes_from_a_mail(page, site, workspace, maildir):
+    """Signed in by an emailed link, a person presses Follow on a post page, turns replies off on
+    the preferences page, gets the mail of a status change a manager makes, opens its
+    unsubscribe link (which changes nothing yet), presses the button, and the preferences then
+    say unsubscribed; the API agrees at every step."""
+    from testkit.mail import link_in, wait_for_mail
+
+    email = f"browser-follower-{uuid.uuid4().hex[:8]}@example.com"
+    post = create_post(workspace, "Follow this in a browser")
+    page.goto(f"{site}/p/{post['id']}")
+    assert page.get_by_role("link", name="Sign in to follow this post").count() == 1
+    page.goto(site + "/sign-in")
+    page.fill("#si-email", email)
+    page.get_by_role("button", name="Email me a sign-in link").click()
+    page.wait_for_load_state()
+    page.goto(link_in(wait_for_mail(maildir, to=email), f"/b/{workspace.slug}/sign-in/email?"))
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    page.wait_for_url(re.compile(re.escape(workspace.slug) + r"/?$"))
+    session = next(c["value"] for c in page.context.cookies() if c["name"] == "fb_session")
+
+    def api(path):
+        r = workspace.api.get(f"{workspace.path}{path}", key=session)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    page.goto(f"{site}/p/{post['id']}")
+    page.get_by_role("button", name="Follow", exact=True).click()
+    page.wait_for_load_state()
+    button = page.locator("button.follow-button")
+    assert button.inner_text() == "Following" and button.get_attribute("aria-pressed") == "true"
+    assert api(f"/posts/{post['id']}/follow")["following"] is True
+
+    page.goto(site + "/account")
+    page.get_by_role("link", name="Choose which emails you get").click()
+    page.wait_for_url(re.compile(r"/account/notifications$"))
+    assert page.is_checked("#n-replies") and page.locator("#n-teamActivity").count() == 0
+    page.uncheck("#n-replies")
+    page.get_by_role("button", name="Save the preferences").click()
+    page.wait_for_load_state()
+    assert page.locator("[role=status]").inner_text() == "Saved." and not page.is_checked("#n-replies")
+    assert api("/me/notifications")["replies"] is False and api("/me/notifications")["statusChanges"] is True
+
+    r = workspace.api.patch(f"{workspace.path}/posts/{post['id']}", key=workspace.key, json={"statusSlug": "planned"})
+    assert r.status_code == 200, r.text
+    mail = wait_for_mail(maildir, to=email, after=1, timeout=30)  # the first was the sign-in link
+    page.goto(link_in(mail, f"/b/{workspace.slug}/unsubscribe?"))
+    assert page.locator("h1").inner_text() == "Unsubscribe"
+    assert api("/me/notifications")["unsubscribed"] is False  # opening the link changed nothing
+    page.get_by_role("button", name="Unsubscribe from Acme").click()
+    page.wait_for_load_state()
+    assert page.locator("[role=status]").inner_text() == "You will get no more email from Acme."
+    assert api("/me/notifications")["unsubscribed"] is True
+    page.get_by_role("link", name="notification preferences").click()
+    page.wait_for_url(re.compile(r"/account/notifications$"))
+    assert page.locator("[data-unsubscribed]").count() == 1
+    assert page.get_by_role("button", name="Resubscribe").count() == 1
+
+
 def test_roadmap_and_changelog(page, site, workspace):
     post = create_post(workspace, "Roadmap item")
     workspace.api.patch(f"{workspace.path}/posts/{post['id']}", key=workspace.key, json={"statusSlug": "planned"})
@@ -239,7 +298,8 @@ def _pages(site, workspace) -> dict[str, str]:
                        json={"title": "Release", "slug": "rel", "content": "Done", "postIds": [a["id"]], "publish": True})
     return {"board": site, "post": f"{site}/p/{a['id']}", "roadmap": f"{site}/roadmap", "changelog": f"{site}/changelog",
             "new": f"{site}/new", "sign-in": f"{site}/sign-in", "sso": f"{site}/sso?token={workspace.user_token('axe')}",
-            "email-link": f"{site}/sign-in/email?token={'t' * 43}", "join": f"{site}/join?token={'j' * 43}"}
+            "email-link": f"{site}/sign-in/email?token={'t' * 43}", "join": f"{site}/join?token={'j' * 43}",
+            "unsubscribe": f"{site}/unsubscribe?token={'u' * 43}"}
 
 
 def test_accessibility_and_screenshots(browser, site, workspace):
@@ -274,8 +334,9 @@ def test_accessibility_and_screenshots(browser, site, workspace):
         accept_invitation(pg, invite(workspace, f"axe-owner-{theme}@example.com"))
         invite(workspace, f"axe-pending-{theme}@example.com", "manager")
         # the sign-in link's page as a signed-in manager sees it (it says continuing switches account)
-        extra = {"queue": f"{site}/admin/queue", "team": f"{site}/admin/team", "account": f"{site}/account"}
-        for name in ("post", "queue", "sso", "team", "account", "sign-in"):
+        extra = {"queue": f"{site}/admin/queue", "team": f"{site}/admin/team", "account": f"{site}/account",
+                 "notifications": f"{site}/account/notifications"}
+        for name in ("post", "queue", "sso", "team", "account", "notifications", "sign-in"):
             pg.goto(extra.get(name) or pages[name])
             pg.screenshot(path=str(shots / f"manager-{name}-{theme}.png"), full_page=True)
             pg.add_script_tag(path=str(AXE))

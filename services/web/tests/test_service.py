@@ -258,3 +258,46 @@ def test_triage_refuses_an_unknown_action_or_state_before_any_call(recorded):
             site.triage(visitor, "p1", {"csrf": visitor.csrf, "action": "delete"})
         with pytest.raises(Forbidden):
             site.team_member(visitor, "p1", {"csrf": visitor.csrf, "action": "remove"})
+
+
+def test_unsubscribing_asks_no_form_token_and_calls_as_nobody(recorded):
+    """A mail's link: opening it calls nothing that unsubscribes; its POST (the page's button, or
+    a mail provider's one-click POST without cookies) carries no CSRF token and is made as nobody,
+    even for a signed-in visitor: the signed token says who. A token of another form is refused
+    before any call; one the API refuses is a 400 page."""
+    site, api = recorded
+    visitor = site.visitor("acme", {SESSION_COOKIE: USER})
+    unsubscribe = ("POST", "/v1/workspaces/acme/notifications/unsubscribe")
+    token = "eyJhY21lIl0.signed-token_1"
+    page = site.unsubscribe_page(visitor, {"token": token})
+    assert page.status == 200 and page.context["token"] == token and unsubscribe not in api.calls()
+    api.answers[unsubscribe] = (200, {"workspace": "acme", "unsubscribed": True})
+    done = site.unsubscribe(visitor, {"token": token})
+    assert done.template == "unsubscribed.html" and done.status == 200
+    sent = [r for r in api.requests if (r["method"], r["path"]) == unsubscribe]
+    assert len(sent) == 1 and sent[0]["body"] == {"token": token} and "Authorization" not in sent[0]["headers"]
+    assert sent[0]["headers"]["X-Feedback-Anonymous-Id"] == visitor.anon_id
+    for bad in ("", "short", "has spaces in it", "x" * 1001):
+        assert site.unsubscribe(visitor, {"token": bad}).status == 400
+        assert site.unsubscribe_page(visitor, {"token": bad}).status == 400
+    assert len([r for r in api.requests if (r["method"], r["path"]) == unsubscribe]) == 1
+    api.answers[unsubscribe] = (400, {"error": "this unsubscribe link is not valid for this workspace"})
+    refused = site.unsubscribe(visitor, {"token": token})
+    assert refused.status == 400 and "not valid for this board" in refused.context["error"]
+
+
+def test_the_preferences_form_sends_every_choice(recorded):
+    """An unticked box is not in a form: the site sends it as off. Unsubscribing sends only that."""
+    site, api = recorded
+    visitor = site.visitor("acme", {SESSION_COOKIE: USER})
+    saved = site.notifications_update(visitor, {"csrf": visitor.csrf, "action": "save", "replies": "1"})
+    assert isinstance(saved, Redirect) and saved.location == "/b/acme/account/notifications?saved=1"
+    site.notifications_update(visitor, {"csrf": visitor.csrf, "action": "unsubscribe", "replies": "1"})
+    patches = [r["body"] for r in api.requests if r["method"] == "PATCH"]
+    assert patches == [{"statusChanges": False, "replies": True, "merges": False, "changelog": False, "autoFollow": False},
+                       {"unsubscribed": True}]
+    with pytest.raises(Forbidden):
+        site.notifications_update(visitor, {"action": "unsubscribe"})
+    with pytest.raises(BadRequest):
+        site.notifications_update(visitor, {"csrf": visitor.csrf, "action": "mute"})
+    assert len([r for r in api.requests if r["method"] == "PATCH"]) == 2

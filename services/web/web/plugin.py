@@ -26,6 +26,7 @@ PAGES = [
     Route(B + "/p/{postId}/vote", R + "Vote", ("POST",)),
     Route(B + "/p/{postId}/comments", R + "Comment", ("POST",)),
     Route(B + "/p/{postId}/triage", R + "Triage", ("POST",)),
+    Route(B + "/p/{postId}/follow", R + "Follow", ("POST",)),
     Route(B + "/roadmap", R + "Roadmap", ("GET",)),
     Route(B + "/changelog", R + "Changelog", ("GET",)),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
@@ -43,6 +44,9 @@ PAGES = [
     Route(B + "/account/passkeys", R + "Passkeys", ("POST",)),
     Route(B + "/account/passkeys/{passkeyId}/remove", R + "PasskeyRemove", ("POST",)),
     Route(B + "/account/sign-out-everywhere", R + "SignOutEverywhere", ("POST",)),
+    Route(B + "/account/notifications", R + "Notifications", ("GET", "POST")),
+    # A mail's unsubscribe link (and its List-Unsubscribe header's one-click POST, RFC 8058).
+    Route(B + "/unsubscribe", R + "Unsubscribe", ("GET", "POST")),
     Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET",)),
     Route(B + "/admin/queue", R + "Queue", ("GET",)),
     Route(B + "/admin/team", R + "Team", ("GET", "POST")),

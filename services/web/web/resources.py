@@ -127,6 +127,11 @@ class Triage(PageResource):
         self.respond(req, resp, slug, self.site.triage, postId, form(req))
 
 
+class Follow(PageResource):
+    def on_post(self, req, resp, slug, postId):
+        self.respond(req, resp, slug, self.site.follow, postId, form(req))
+
+
 class Roadmap(PageResource):
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.roadmap, query(req))
@@ -228,6 +233,24 @@ class PasskeyRemove(PageResource):
 class SignOutEverywhere(PageResource):
     def on_post(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.sign_out_everywhere, form(req))
+
+
+class Notifications(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.notifications, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.notifications_update, form(req))
+
+
+class Unsubscribe(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.unsubscribe_page, query(req))
+
+    def on_post(self, req, resp, slug):
+        # The token is in the link's query (a mail provider's one-click POST keeps the URL as
+        # the List-Unsubscribe header gives it); the page's own button posts to the same URL.
+        self.respond(req, resp, slug, self.site.unsubscribe, query(req))
 
 
 class ManagerSignIn(PageResource):

@@ -46,3 +46,24 @@ TEAM_MEMBER = {
     "properties": {"action": {"enum": ["role", "remove"]}},
     "required": ["action"],
 }
+
+# The post page's follow button: follow (``true``) or stop following (``false``).
+FOLLOW = {
+    "type": "object",
+    "properties": {"following": {"enum": ["true", "false"]}},
+    "required": ["following"],
+}
+# The notification preferences the page offers as checkboxes (an unticked box is not sent: it
+# is read as off), and a team member's pace of team activity (the notifications service's
+# values, offered by the page's select; the API checks it).
+NOTIFICATION_CHOICES = ("statusChanges", "replies", "merges", "changelog", "autoFollow")
+TEAM_ACTIVITY = ("instant", "daily", "weekly", "off")
+# The preferences page's forms: save the choices, or stop (and start again) every mail of the
+# workspace.
+NOTIFICATIONS = {
+    "type": "object",
+    "properties": {"action": {"enum": ["save", "unsubscribe", "resubscribe"]}},
+    "required": ["action"],
+}
+# A mail's unsubscribe token, of the form the API accepts (signed there; checked there).
+UNSUBSCRIBE_TOKEN = re.compile(r"[A-Za-z0-9_.-]{10,1000}")

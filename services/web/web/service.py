@@ -37,6 +37,10 @@ ANON_ID = re.compile(r"[0-9a-f]{32}")
 # The site's own files (package data) and their types; browsers keep them five minutes.
 STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
 STATIC_MAX_AGE = 300
+# What an unsubscribe link that is not this workspace's (forged, cut short, another board's) shows.
+INVALID_UNSUBSCRIBE = ("This unsubscribe link is not valid for this board: it may have been cut short when it was "
+                       "copied. Use the link at the end of the latest email, or sign in and choose what you receive "
+                       "on your notification preferences page.")
 # How long the browser keeps the state of an OpenID Connect sign-in it started (the people
 # service keeps the state itself as long).
 OIDC_SECONDS = 600
@@ -225,7 +229,8 @@ class Site:
         post = self._call(visitor, "GET", f"/posts/{post_id}")
         comments = shapes.thread(self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"])
         context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
-                   "merge_q": "", "moderation_states": schemas.MODERATION_STATES}
+                   "merge_q": "", "moderation_states": schemas.MODERATION_STATES,
+                   "following": self._following(visitor, post_id)}
         if visitor.is_manager:
             context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
             merge_q = (params.get("merge_q") or "").strip()[:schemas.SEARCH_MAX]
@@ -249,6 +254,30 @@ class Site:
                 return self.sign_in_needed(visitor, "comment")
             raise
         return Redirect(f"/b/{visitor.slug}/p/{post_id}#c-{created['id']}")
+
+    def _following(self, visitor: Visitor, post_id: str) -> bool | None:
+        """Whether the signed-in visitor follows the post; None when nobody here can: an
+        anonymous visitor, a caller without an address to mail (403: an SSO user without
+        email), or a platform without the notifications plugin (404: the post was just read)."""
+        if visitor.kind == "anonymous":
+            return None
+        try:
+            return self._call(visitor, "GET", f"/posts/{post_id}/follow")["following"]
+        except ApiError as ex:
+            if ex.status in (401, 403, 404):
+                return None
+            raise
+
+    def follow(self, visitor: Visitor, post_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        following = check(form, schemas.FOLLOW)["following"] == "true"
+        try:
+            self._call(visitor, "PUT", f"/posts/{post_id}/follow", payload={"following": following})
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "follow")
+            raise
+        return Redirect(f"/b/{visitor.slug}/p/{post_id}")
 
     # ---- roadmap and changelog -------------------------------------------------------
     def roadmap(self, visitor: Visitor, params: dict) -> Page:
@@ -513,6 +542,65 @@ class Site:
         self.api.call("POST", "/me/sign-out-everywhere", visitor.identity)
         visitor.cookies.append((SESSION_COOKIE, None, 0))
         return Redirect(f"/b/{visitor.slug}")
+
+    # ---- notifications: preferences and a mail's unsubscribe link ---------------------------
+    def notifications(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
+        if visitor.kind == "anonymous":
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/account/notifications"))
+        common = self._common(visitor)
+        preferences = self._call(visitor, "GET", "/me/notifications")
+        return Page("notifications.html", {**common, "preferences": preferences, "choices": schemas.NOTIFICATION_CHOICES,
+                                           "paces": schemas.TEAM_ACTIVITY, "saved": params.get("saved") == "1",
+                                           "error": error}, status)
+
+    def notifications_update(self, visitor: Visitor, form: dict):
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        action = check(form, schemas.NOTIFICATIONS)["action"]
+        if action == "save":
+            # A checkbox left unticked is not in the form at all: every choice is sent, as off.
+            changes = {choice: bool(form.get(choice)) for choice in schemas.NOTIFICATION_CHOICES}
+            if form.get("teamActivity"):  # offered to team members only
+                changes["teamActivity"] = form["teamActivity"]
+        else:
+            changes = {"unsubscribed": action == "unsubscribe"}
+        try:
+            self._call(visitor, "PATCH", "/me/notifications", payload=changes)
+        except ApiError as ex:
+            if ex.status == 400:
+                return self.notifications(visitor, {}, ex.message, 400)
+            raise
+        return Redirect(f"/b/{visitor.slug}/account/notifications?saved=1")
+
+    def unsubscribe_page(self, visitor: Visitor, params: dict) -> Page:
+        """A mail's unsubscribe link, opened: a page with one button. A GET changes nothing,
+        since mail scanners and link previews open every link of a message."""
+        token = params.get("token") or ""
+        common = self._common(visitor)
+        if not schemas.UNSUBSCRIBE_TOKEN.fullmatch(token):
+            return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+        return Page("unsubscribe.html", {**common, "token": token, "error": None})
+
+    def unsubscribe(self, visitor: Visitor, params: dict) -> Page:
+        """Stop every notification of this workspace to the person the link's token names.
+
+        No CSRF proof is asked, on purpose: RFC 8058's one-click unsubscribe is a POST by the
+        recipient's mail provider, with neither the visitor's cookies nor a form of this site.
+        The token is the authority: the platform signed it for one person and this workspace,
+        it only ever unsubscribes (the worst a forged cross-site POST could do, and only with a
+        token only the mail's recipient has), and the call is made as nobody, whoever is signed
+        in here."""
+        token = params.get("token") or ""
+        common = self._common(visitor)
+        if not schemas.UNSUBSCRIBE_TOKEN.fullmatch(token):
+            return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+        try:
+            self._call_anonymously(visitor, "POST", "/notifications/unsubscribe", {"token": token})
+        except ApiError as ex:
+            if ex.status == 400:
+                return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+            raise
+        return Page("unsubscribed.html", common)
 
     def _require_person(self, visitor: Visitor) -> None:
         if visitor.kind == "anonymous":
