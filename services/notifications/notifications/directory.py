@@ -75,6 +75,14 @@ class Directory:
         return Board(slug=slug, url=url, branding=Branding(name=workspace["name"], accent=body.get("primaryColor") or DEFAULT_ACCENT,
                                                            logo_url=workspace.get("logo")))
 
+    def shipped(self, slug: str, post_ids: list[str]) -> list[dict]:
+        """Each of ``post_ids`` that is a post of ``slug``: ``{id, title, listed, voters}`` (the
+        persons whose votes count for it), as the posts service knows them now."""
+        status, body = self._ask(POSTS, "POST", "/internal/posts/voters", {"workspace": slug, "ids": post_ids})
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot read the voters of '{slug}' now: the posts service answered {status}")
+        return body["items"]
+
     def visible_post(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         """The post as ``caller`` may see it; NotFound when they may not (the posts service decides)."""
         status, body = self._ask(POSTS, "GET", f"/v1/workspaces/{quote(slug)}/posts/{quote(post_id)}", caller=caller)

@@ -171,14 +171,26 @@ class Notifier:
 
     def changelog_published(self, event: dict) -> None:
         slug, entry = event["workspace"], event["data"]
-        posts = {pid: p for pid, p in self.repo.posts_by_id(entry.get("postIds") or []).items() if listed(p)}
-        if not posts:
+        ids = entry.get("postIds") or []
+        if not ids:
             return
+        # The posts and their voters are asked of the posts service: the votes' events travel on
+        # another topic, and may not have reached this consumer yet.
+        shipped = [p for p in self.directory.shipped(slug, ids) if p["listed"]]
+        if not shipped:
+            return
+        posts = {p["id"]: {"_id": p["id"], "title": p["title"]} for p in shipped}
+        audience = set(self.repo.followers(sorted(posts)))
+        voters = {(p["id"], v) for p in shipped for v in p["voters"]}
+        stopped = self.repo.unfollowed(sorted(posts))
+        fresh = {v for _, v in voters - audience - stopped}
+        auto = self.repo.choices(slug, sorted(fresh))
+        audience |= {(post, v) for post, v in voters - stopped - audience if auto[v]["autoFollow"]}
         theirs: dict[str, list[dict]] = defaultdict(list)
-        for post_id, person in self.repo.followers(sorted(posts)):
+        for post_id, person in sorted(audience):
             theirs[person].append(posts[post_id])
-        # One mail per person, listing every shipped post they follow (keyed by the entry: a
-        # second publication of it mails nobody twice).
+        # One mail per person, listing every shipped post they follow or voted for (keyed by the
+        # entry: a second publication of it mails nobody twice).
         self.fan_out(slug, set(theirs), contract.CHANGELOG, f"changelog:{entry['id']}",
                      lambda board, person: mail.shipped(board, entry, sorted(theirs[person], key=lambda p: p["title"])))
 

@@ -96,6 +96,11 @@ class NotificationsRepository:
         cursor = self.follows.find({"postId": {"$in": post_ids}, "following": True}, projection={"postId": 1, "personId": 1})
         return [(doc["postId"], doc["personId"]) for doc in cursor]
 
+    def unfollowed(self, post_ids: list[str]) -> set[tuple[str, str]]:
+        """``(postId, personId)`` of everyone who chose to stop following one of ``post_ids``."""
+        cursor = self.follows.find({"postId": {"$in": post_ids}, "following": False}, projection={"postId": 1, "personId": 1})
+        return {(doc["postId"], doc["personId"]) for doc in cursor}
+
     def follow_too(self, slug: str, post_id: str, person_ids: list[str], reason: str) -> None:
         """Make each of ``person_ids`` follow ``post_id`` unless they decided otherwise, in one round trip."""
         at = now()

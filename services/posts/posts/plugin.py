@@ -32,7 +32,12 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
 ]
-INTERNAL_ROUTES = [Route("/internal/posts/lookup", R + "Lookup", ("POST",))]
+INTERNAL_ROUTES = [
+    Route("/internal/posts/lookup", R + "Lookup", ("POST",)),
+    # Who a changelog entry ships to (the notifications service): asked of the owner, so a vote
+    # made a moment before the entry counts however far its event is behind.
+    Route("/internal/posts/voters", R + "Voters", ("POST",)),
+]
 
 
 @dataclass(kw_only=True)

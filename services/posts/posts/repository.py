@@ -17,6 +17,7 @@ import time
 from typing import Iterable, TypeVar
 
 from bson import ObjectId
+from common import auth
 from common.db import Delete, Insert, Store, Update, Write, changes, new_document
 from common.ids import now
 from common.repository import Repository
@@ -190,6 +191,17 @@ class PostRepository(Repository):
 
     def posts_cursor(self, oids: list[ObjectId]) -> Cursor:
         return self.posts.find({"_id": {"$in": oids}}, projection=WITHOUT_TERMS)
+
+    def posts_by_ids(self, slug: str, oids: list[ObjectId]) -> list[dict]:
+        return list(self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"title": 1, "listed": 1}))
+
+    def person_voters(self, slug: str, post_ids: list[str]) -> dict[str, set[str]]:
+        """The persons (``person:<id>``) whose votes count for each of ``post_ids``."""
+        voters: dict[str, set[str]] = {}
+        query = {"workspace": slug, "countsFor": {"$in": post_ids}, "userId": {"$regex": f"^{auth.PERSON_PREFIX}"}}
+        for vote in self.votes.find(query, projection={"countsFor": 1, "userId": 1}):
+            voters.setdefault(vote["countsFor"], set()).add(vote["userId"])
+        return voters
 
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         return {str(d["_id"]) for d in self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}

@@ -99,6 +99,13 @@ class Roadmap(Resource):
 # -- internal (not routed by the gateway) -------------------------------------------------
 
 
+class Voters(Resource):
+    """POST /internal/posts/voters: the posts and their signed-in voters, for the notifications service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.voters(media(req))
+
+
 class Lookup(Resource):
     """POST /internal/posts/lookup: the workspaces service checks changelog postIds."""
 

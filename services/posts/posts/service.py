@@ -306,6 +306,16 @@ class PostService:
         found = self.repo.existing_ids(fields["workspace"], oids) if oids else set()
         return {"found": [i for i in fields["ids"] if i in found]}
 
+    def voters(self, body) -> dict:
+        """Each of the workspace's posts among the ids: its title, whether anyone may see it
+        (approved, not merged), and the persons whose votes count for it (internal)."""
+        fields = check(body, schemas.LOOKUP)
+        oids = [ObjectId(v) for v in fields["ids"] if ObjectId.is_valid(v)]
+        posts = self.repo.posts_by_ids(fields["workspace"], oids) if oids else []
+        voters = self.repo.person_voters(fields["workspace"], [str(p["_id"]) for p in posts])
+        return {"items": [{"id": str(p["_id"]), "title": p["title"], "listed": bool(p.get("listed")),
+                           "voters": sorted(voters.get(str(p["_id"]), ()))} for p in posts]}
+
     # -- votes --------------------------------------------------------------------------------
 
     def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
