@@ -472,7 +472,10 @@ def deliver(queue: MailQueue, mailer: Mailer, sender: str, stop: threading.Event
     same mail), sent over one connection, and each marked sent as soon as the server took it. A
     send that fails is retried on ``schedule`` (logged), or given up (logged as an error) when
     the schedule ran out, or at once when the server refused it for good; then ``on_refused``
-    hears of it (``(document, reason)``: the caller may stop mailing that address). A workspace
+    hears of it (``(document, reason)``: the caller may stop mailing that address). A server
+    that cannot be reached (or refuses the login) is no message's fault: the batch waits
+    ``schedule.first`` seconds, as the worker does before it tries again, so mail goes out
+    within that of the server's return, however long it was away. A workspace
     that sent ``per_workspace_per_minute`` messages in the last minute (counted by this worker)
     waits for the next. Idle, the worker waits on the collection's change stream, so a queued
     message goes out at once. Without SMTP_URL nothing is claimed: mail waits in the queue.
@@ -519,17 +522,23 @@ class _Delivery:
         # be under way when another worker may claim the message.
         until = time.monotonic() + self.lease / 2
         try:
-            for document in batch:
+            for place, document in enumerate(batch):
                 if stop.is_set() or time.monotonic() > until:
                     return  # the rest of the batch waits for its lease, for the next worker
                 if (wait := self._throttled(document.get("workspace"))) is not None:
                     self.queue.defer(document, self.token, _now() + timedelta(seconds=wait))
                     continue
                 created = _utc(document["createdAt"])
+                if client is None:
+                    try:
+                        client = self.mailer.connect()
+                    except (smtplib.SMTPException, OSError) as ex:
+                        self.unreachable(batch[place:], ex)
+                        stop.wait(self.schedule.first)
+                        return
                 try:
                     mail = compose(self.queue.message(document), self.sender,
                                    make_message_id(document["messageToken"], self.domain), date=created)
-                    client = client or self.mailer.connect()
                     self.mailer.hand_over(client, mail)
                 except (smtplib.SMTPException, OSError, ValueError) as ex:
                     if client is not None:  # the connection may be unusable now: a new one for the next
@@ -560,9 +569,19 @@ class _Delivery:
         if self.per_minute and workspace is not None:
             self.sent_at.setdefault(workspace, deque()).append(time.monotonic())
 
-    def failed(self, document: dict, created: datetime, error: Exception) -> None:
+    def unreachable(self, documents: list[dict], error: Exception) -> None:
+        """The server could not be reached (or refused the login): no fault of the messages, so
+        they do not back off each on its own; they wait ``schedule.first`` seconds, as the worker
+        does before it looks again, and go out soon after the server is back."""
+        log.warning("mail delivery: the SMTP server is unreachable (%s: %s); %d message(s) wait %.0fs",
+                    type(error).__name__, error, len(documents), self.schedule.first)
+        for document in documents:
+            self.failed(document, _utc(document["createdAt"]), error, wait=self.schedule.first, quiet=True)
+
+    def failed(self, document: dict, created: datetime, error: Exception, *, wait: float | None = None,
+               quiet: bool = False) -> None:
         reason = f"{type(error).__name__}: {error}"
-        due = _now() + timedelta(seconds=self.schedule.wait(document["attempts"]))
+        due = _now() + timedelta(seconds=self.schedule.wait(document["attempts"]) if wait is None else wait)
         if isinstance(error, ValueError) or permanent(error):
             log.error("mail delivery: %r to %s refused, not retried: %s", document["subject"], document["to"], reason)
             self.queue.give_up(document, self.token, reason)
@@ -573,8 +592,9 @@ class _Delivery:
                       document["subject"], document["to"], document["attempts"], reason)
             self.queue.give_up(document, self.token, reason)
         else:
-            log.warning("mail delivery: %r to %s failed (attempt %d), retrying at %s: %s",
-                        document["subject"], document["to"], document["attempts"], due.isoformat(), reason)
+            if not quiet:
+                log.warning("mail delivery: %r to %s failed (attempt %d), retrying at %s: %s",
+                            document["subject"], document["to"], document["attempts"], due.isoformat(), reason)
             self.queue.retry_at(document, self.token, due, reason)
 
     def _watch(self):

@@ -375,6 +375,20 @@ def test_mail_queued_while_the_smtp_server_is_down_is_retried_and_delivered_when
     assert got["Message-ID"] == make_message_id(document["messageToken"], "mail.example.com"), "the same Message-ID on every try"
 
 
+def test_an_unreachable_server_is_tried_again_at_the_first_wait_however_long_it_stays_away(tmp_path, queue):
+    # Failures to connect are not the message's: no doubling, so mail leaves soon after the server returns.
+    port = free_port()
+    with delivering(queue, f"smtp://127.0.0.1:{port}", schedule=RetrySchedule(first=0.2, longest=3600)):
+        queue.enqueue(message())
+        waiting = eventually(lambda: queue.collection.find_one({"attempts": {"$gte": 5}, "claim": None}), "five failed attempts")
+        wait = (waiting["dueAt"] - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+        assert wait <= 0.2, f"the fifth failure waits {wait:.2f}s (doubling would wait 3.2s)"
+        with smtp_server(tmp_path / "mail", port=port) as server:
+            wait_for_mail(server.folder, to="ann@example.com", timeout=2)
+            [document] = settled(queue, 1)
+    assert document["state"] == SENT and "Connection refused" in document["lastError"]
+
+
 def test_a_message_is_given_up_once_its_retries_run_out(queue):
     with delivering(queue, f"smtp://127.0.0.1:{free_port()}", schedule=RetrySchedule(first=0.1, longest=0.2, give_up_after=0.5)):
         queue.enqueue(message())

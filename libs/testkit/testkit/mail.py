@@ -36,12 +36,25 @@ def smtp_server(folder: Path, **options) -> Iterator[LocalMailServer]:
         yield server
 
 
+# Every message read so far, by its file: a Maildir file is written once under a name of its
+# own and never changed, so each is parsed once. (The stack's Maildir keeps a whole session's
+# mail, thousands of messages; parsing them all on every look starved the SMTP server, which
+# runs in the test process.)
+_read: dict[Path, tuple[int, EmailMessage]] = {}
+
+
 def messages(folder: Path) -> list[EmailMessage]:
     """Every message delivered to the Maildir ``folder`` (a file each in ``new/``, or in
     ``cur/`` once a mail client saw it), oldest first."""
-    files = [path for sub in ("new", "cur") if (Path(folder) / sub).is_dir() for path in (Path(folder) / sub).iterdir()]
-    files.sort(key=lambda path: (path.stat().st_mtime_ns, path.name))
-    return [email.message_from_bytes(path.read_bytes(), policy=email.policy.default) for path in files]
+    found = []
+    for sub in ("new", "cur"):
+        if (Path(folder) / sub).is_dir():
+            for path in (Path(folder) / sub).iterdir():
+                if path not in _read:
+                    _read[path] = (path.stat().st_mtime_ns, email.message_from_bytes(path.read_bytes(), policy=email.policy.default))
+                found.append((_read[path][0], path.name, _read[path][1]))
+    found.sort(key=lambda entry: entry[:2])
+    return [message for _, _, message in found]
 
 
 def wait_for_mail(folder: Path, to: str | None = None, timeout: float = 10.0, after: int = 0) -> EmailMessage:
