@@ -43,6 +43,7 @@ READS = {
     "list top": "/posts?limit=20&sort=top",
     "list board+status": "/posts?limit=20&board=features&status=planned",
     "list page 26": "/posts?limit=20&offset=500&sort=discussed",
+    "list revenue (team)": "/posts?limit=20&sort=revenue",
     "list q": "/posts?limit=20&q=export",
     "roadmap": "/roadmap",
     "search": "/posts/search?q=export%20my%20reports%20to%20a%20spreadsheet",
@@ -140,7 +141,7 @@ def main() -> None:
                         assert r.status == 200, (url, r.status)
                 else:
                     path = f"/workspaces/{slug}" + suffix.format(hot=hot)
-                    key_for = key if name == "agent-context" else None
+                    key_for = key if name == "agent-context" or "(team)" in name else None
 
                     def get(path=path, key_for=key_for):
                         call("GET", path, key=key_for)

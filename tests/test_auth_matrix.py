@@ -50,6 +50,18 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/posts/{postId}/comments"): "public",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/comments"): "participant",
     ("get", "/v1/workspaces/{slug}/roadmap"): "public",
+    # the voters behind a post, and votes on someone's behalf, are the team's (a write key may
+    # add votes on behalf too: test_revenue.py)
+    ("get", "/v1/workspaces/{slug}/posts/{postId}/votes"): "manager",
+    ("post", "/v1/workspaces/{slug}/posts/{postId}/votes"): "manager",
+    # companies: the team's only
+    ("get", "/v1/workspaces/{slug}/companies"): "manager",
+    ("get", "/v1/workspaces/{slug}/companies/{companyId}"): "manager",
+    ("put", "/v1/workspaces/{slug}/companies/{companyId}"): "manager",
+    ("delete", "/v1/workspaces/{slug}/companies/{companyId}"): "manager",
+    ("get", "/v1/workspaces/{slug}/companies/{companyId}/members"): "manager",
+    ("post", "/v1/workspaces/{slug}/companies/{companyId}/members"): "manager",
+    ("delete", "/v1/workspaces/{slug}/companies/{companyId}/members/{userId}"): "manager",
     # webhooks
     ("get", "/v1/workspaces/{slug}/webhooks"): "manager",
     ("post", "/v1/workspaces/{slug}/webhooks"): "manager",

@@ -20,8 +20,9 @@ BUDGETS = [
     ("list posts (anonymous)", "posts", "GET", "/posts?limit=20", None, "anonymous", 3),
     ("get post", "posts", "GET", "/posts/{post}", None, "user", 2),
     ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 3),
-    ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 3),
-    ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 3),
+    # read the post, the voter's companies (posts.revenue), vote+counters+event, commit
+    ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 4),
+    ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 4),
     ("comment", "posts", "POST", "/posts/{post}/comments", {"content": "Budget"}, "user", 3),  # counter, comment+event, commit
     ("update post", "posts", "PATCH", "/posts/{post}", {"statusSlug": "planned"}, "manager", 4),  # read, update+events, commit, the caller's vote
     ("roadmap", "posts", "GET", "/roadmap", None, "anonymous", 1),  # every column in one aggregate ($unionWith)

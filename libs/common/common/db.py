@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence, TypeVar
 
 import mongoengine
-from pymongo import DeleteMany, DeleteOne, InsertOne, UpdateOne
+from pymongo import DeleteMany, DeleteOne, InsertOne, UpdateMany, UpdateOne
 from pymongo.client_session import ClientSession
 from pymongo.collection import Collection
 from pymongo.database import Database
@@ -208,12 +208,15 @@ class Update:
     filter: dict
     change: dict
     upsert: bool = False
+    many: bool = False
 
-    def bulk_op(self) -> UpdateOne:
-        return UpdateOne(self.filter, self.change, upsert=self.upsert, namespace=self.collection.full_name)
+    def bulk_op(self) -> UpdateOne | UpdateMany:
+        op = UpdateMany if self.many else UpdateOne
+        return op(self.filter, self.change, upsert=self.upsert, namespace=self.collection.full_name)
 
     def apply(self, session: ClientSession) -> int:
-        return self.collection.update_one(self.filter, self.change, upsert=self.upsert, session=session).matched_count
+        update = self.collection.update_many if self.many else self.collection.update_one
+        return update(self.filter, self.change, upsert=self.upsert, session=session).matched_count
 
 
 @dataclass(frozen=True)

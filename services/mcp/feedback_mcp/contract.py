@@ -11,7 +11,9 @@ the API on every call; docs/services/mcp.md lists the same surface for people.
 
 READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats")
 WRITE_TOOLS = ("create_post", "comment_on_post", "vote_on_post")
-MANAGER_TOOLS = ("update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog")
+MANAGER_READS = ("list_voters",)  # who is behind a post: addresses, companies, spend
+MANAGER_WRITES = ("vote_on_behalf",)
+MANAGER_TOOLS = ("update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog", *MANAGER_READS, *MANAGER_WRITES)
 TOOLS_BY_ROLE = {
     "read": READ_TOOLS,
     "write": READ_TOOLS + WRITE_TOOLS,

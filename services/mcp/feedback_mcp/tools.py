@@ -64,8 +64,9 @@ Offset = Annotated[int, Field(ge=0, le=10000, description="How many items to ski
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 CHANGES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
-ANNOTATIONS = {**{n: READ_ONLY for n in contract.READ_TOOLS}, **{n: WRITES for n in contract.WRITE_TOOLS},
-               **{n: CHANGES for n in contract.MANAGER_TOOLS}}
+ANNOTATIONS = {**{n: CHANGES for n in contract.MANAGER_TOOLS},
+               **{n: READ_ONLY for n in contract.READ_TOOLS + contract.MANAGER_READS},
+               **{n: WRITES for n in contract.WRITE_TOOLS + contract.MANAGER_WRITES}}
 
 
 def calling(api_call, error: type[Exception] = ToolError):
@@ -100,7 +101,9 @@ class Tools:
         board: Board = None,
         status: Annotated[str | None, a_slug("A status slug (e.g. open, planned, complete); omit for every status")] = None,
         query: Annotated[str | None, Field(description="Keep posts containing every significant word of this text")] = None,
-        sort: Annotated[Literal["newest", "oldest", "top", "discussed"], Field(description="newest, oldest, top (most votes) or discussed (most comments)")] = "newest",
+        sort: Annotated[Literal["newest", "oldest", "top", "discussed", "revenue"],
+                        Field(description="newest, oldest, top (most votes), discussed (most comments) or, managers only, "
+                                          "revenue (the monthly spend of the companies behind the votes)")] = "newest",
         moderation_state: Annotated[Literal["approved", "pending", "rejected", "spam"] | None, Field(description="Managers only: posts in this moderation state")] = None,
         limit: Limit = 20,
         offset: Offset = 0,
@@ -192,6 +195,24 @@ class Tools:
     def unmerge_post(self, post_id: PostId) -> dict[str, Any]:
         """Undo a merge: the post and its votes come back as they were."""
         return calling(lambda: self.api.post(f"/posts/{segment(post_id)}/unmerge"))
+
+    def list_voters(self, post_id: PostId, limit: Limit = 50, offset: Offset = 0) -> dict[str, Any]:
+        """Who is behind a post: its votes newest first, each with the voter's name and address, their
+        companies and monthly spend, and for a vote added on someone's behalf who added it and from where."""
+        return calling(lambda: self.api.get(f"/posts/{segment(post_id)}/votes", limit=limit, offset=offset))
+
+    def vote_on_behalf(
+        self,
+        post_id: PostId,
+        email: Annotated[str, Field(min_length=3, max_length=254, description="The customer's email address (their own vote later is the same vote)")],
+        source: Annotated[str, Field(min_length=1, max_length=200, description='Where the request came from, e.g. "Zendesk #4411" or "Sales call with Acme"')],
+        source_url: Annotated[str | None, Field(max_length=2000, pattern=r"^https?://\S+$", description="A link to the ticket or call notes")] = None,
+        note: Annotated[str | None, Field(max_length=2000, description="What the customer said (team only)")] = None,
+    ) -> dict[str, Any]:
+        """Add a vote for a customer, from a support ticket or a sales call; it counts once per person."""
+        body = {"email": email, "source": {"text": source, **({"url": source_url} if source_url else {})},
+                **({"note": note} if note else {})}
+        return calling(lambda: self.api.post(f"/posts/{segment(post_id)}/votes", body))
 
     def create_changelog(
         self,

@@ -15,7 +15,7 @@ from .helpers import FEEDBACK, TRANSPORTS, CountingProxy, data, error, session
 
 READS = {"search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats"}
 WRITES = {"create_post", "comment_on_post", "vote_on_post"}
-MANAGES = {"update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog"}
+MANAGES = {"update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog", "list_voters", "vote_on_behalf"}
 OFFERED = {"read": READS, "write": READS | WRITES, "manager": READS | WRITES | MANAGES}
 
 
@@ -121,6 +121,10 @@ def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
         stats = data(await client.call_tool("board_stats", {"board": "features", "top": 2}))
         bad_stats = error(await client.call_tool("board_stats", {"stalled_days": -1}))
         voted_off = data(await client.call_tool("vote_on_post", {"post_id": existing["id"], "vote": False}))
+        on_behalf = data(await client.call_tool("vote_on_behalf", {"post_id": w["created"]["id"], "email": "buyer@example.com",
+                                                                    "source": "Zendesk #4411", "note": "Renewal blocker"}))
+        bad_email = error(await client.call_tool("vote_on_behalf", {"post_id": w["created"]["id"], "email": "nobody", "source": "x"}))
+        voters = data(await client.call_tool("list_voters", {"post_id": w["created"]["id"]}))
         return locals()
 
     m = session("http", stack.url, keys["manager"], as_manager)
@@ -128,6 +132,10 @@ def test_every_tool_with_good_and_bad_input(stack, api, workspace, keys):
     assert "q" in m["no_query"] or "query" in m["no_query"]
     assert [p["id"] for p in m["listed"]["items"]] == [existing["id"], w["created"]["id"]]  # top: 1 vote first
     assert "sort" in m["bad_sort"] and "limit" in m["bad_limit"]
+    assert m["on_behalf"]["email"] == "buyer@example.com" and m["on_behalf"]["source"] == {"text": "Zendesk #4411"}
+    assert "email" in m["bad_email"]
+    assert [v["email"] for v in m["voters"]["items"]][0] == "buyer@example.com", "newest first"
+    assert m["voters"]["items"][0]["note"] == "Renewal blocker" and m["voters"]["items"][0]["addedBy"] is not None
     assert m["post"]["post"]["id"] == existing["id"] and [c["content"] for c in m["post"]["comments"]] == ["Same need here"]
     assert "(HTTP 404)" in m["no_post"]
     assert {c["status"]["slug"] for c in m["roadmap"]["columns"]} >= {"open", "planned"}
@@ -183,6 +191,7 @@ def test_read_key_is_refused_every_write(stack, api, workspace, keys, transport)
         "unmerge_post": {"post_id": post["id"]},
         "create_changelog": {"title": "x", "slug": "x", "content": "x"},
         "publish_changelog": {"changelog_id": "0" * 24},
+        "vote_on_behalf": {"post_id": post["id"], "email": "a@example.com", "source": "x"},
     }
 
     async def steps(client):

@@ -63,6 +63,8 @@ INTERNAL_ROUTES = [
     # Whom another service may mail (the notifications service): persons by id, a team.
     Route("/internal/people/lookup", R + "PeopleLookup", ("POST",)),
     Route("/internal/workspaces/{slug}/team", R + "TeamDirectory", ("GET",)),
+    # The person of an address, made if none exists yet (a company's member named by email).
+    Route("/internal/people/resolve", R + "PeopleResolve", ("POST",)),
 ]
 
 

@@ -176,6 +176,13 @@ class Identity(Resource):
         resp.media = self.service.identify(media(req))
 
 
+class PeopleResolve(Resource):
+    """POST /internal/people/resolve: the person of an address, made if none exists yet."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.resolve(media(req))
+
+
 class PeopleLookup(Resource):
     """POST /internal/people/lookup: the address and name of persons, by id (for mail)."""
 

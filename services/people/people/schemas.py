@@ -25,6 +25,7 @@ AUDIT_PAGE = integer(1, AUDIT_LIMIT[1], AUDIT_LIMIT[0])
 MEMBERS_PAGE = integer(1, 500, 100)
 # Persons asked for at once by another service (a fan-out asks in batches of this many).
 LOOKUP = obj({"ids": {**array(string(24, 24, pattern=r"^[0-9a-f]{24}$")), "maxItems": 1000}}, required=("ids",))
+RESOLVE = obj({"email": EMAIL}, required=("email",))
 IDENTITY = obj(
     {"workspace": {"type": ["string", "null"]}, "apiKey": {"type": ["string", "null"]},
      "userToken": {"type": ["string", "null"]}},

@@ -274,6 +274,12 @@ class PeopleService:
         ids = [ObjectId(i) for i in check(body, schemas.LOOKUP)["ids"]]
         return {"items": [shapes.person(p) for p in self.repo.persons_by_id(ids).values()]}
 
+    def resolve(self, body) -> dict:
+        """The person of an address (``{id, email, name}``), made the first time it is named:
+        a company's member or a vote on someone's behalf, before they ever sign in."""
+        email = normalize_email(check(body, schemas.RESOLVE)["email"])
+        return shapes.person(self.repo.person_by_email(email) or self.repo.person_for_email(email, email.split("@")[0], None, now()))
+
     def team(self, slug: str) -> dict:
         """Every member of ``slug``'s team with their address and role."""
         memberships = self.repo.members(slug, TEAM_MAX)

@@ -1,8 +1,10 @@
-"""Events the posts service consumes: workspace snapshots for its read model."""
+"""Events the posts service consumes: workspace snapshots for its read model, and companies'
+spend and members for the revenue behind each post (posts.revenue)."""
 
 from __future__ import annotations
 
-from posts.contract import CONSUMES, WORKSPACE_SNAPSHOTS
+from common.money import to_cents
+from posts.contract import COMPANIES_TOPIC, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC
 
 
 def handlers(context) -> dict:
@@ -11,4 +13,16 @@ def handlers(context) -> dict:
             context.workspaces.apply(event["data"])
         # changelog.published and any future types are not ours to keep.
 
-    return {topic: on_workspace_event for topic in CONSUMES}
+    revenue = context.service.revenue
+
+    def on_companies_event(event: dict) -> None:
+        slug, data = event["workspace"], event["data"]
+        if event["type"] == "company.updated":
+            company = data["company"]
+            revenue.company_updated(slug, company["id"], to_cents(company["monthlySpend"]), company["name"])
+        elif event["type"] == "company.deleted":
+            revenue.company_deleted(slug, data["company"]["id"])
+        elif event["type"] == "membership.changed":
+            revenue.membership_changed(slug, data["userId"], data["companies"])
+
+    return {WORKSPACES_TOPIC: on_workspace_event, COMPANIES_TOPIC: on_companies_event}

@@ -4,7 +4,8 @@ from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.posts"
-CONSUMES = ("feedback.workspaces",)
+CONSUMES = ("feedback.workspaces", "feedback.companies")
+WORKSPACES_TOPIC, COMPANIES_TOPIC = CONSUMES
 
 POST_CREATED = "post.created"
 POST_UPDATED = "post.updated"
@@ -25,6 +26,7 @@ POST = shape(
         "boardId": TEXT,
         "status": STATUS,
         "voteCount": INTEGER,
+        "revenue": {"type": "number"},  # team only: events go to the team's webhooks
         "commentCount": INTEGER,
         "verified": BOOLEAN,
         "moderationState": TEXT,
@@ -73,7 +75,9 @@ SORTS = {
     "oldest": [("createdAt", 1), ("_id", 1)],
     "top": [("voteCount", -1), ("_id", -1)],
     "discussed": [("commentCount", -1), ("_id", -1)],
+    "revenue": [("revenueCents", -1), ("_id", -1)],
 }
+TEAM_SORTS = ("revenue",)  # an order by customers' spend would tell others what it is
 DEFAULT_SORT = "newest"
 
 # Content limits (characters). Longer content is 413, a longer title 400.
@@ -86,6 +90,7 @@ LIST_LIMIT = (20, 100)  # default, maximum
 SEARCH_LIMIT = (10, 50)
 SEARCH_QUERY_MAX = 500  # characters of a search query
 COMMENTS_LIMIT = (100, 500)
+VOTES_LIMIT = (50, 200)  # a post's voters, for the team (default, maximum)
 ROADMAP_LIMIT = (50, 200)  # items per column
 # Board statistics (GET /posts/stats): most and newest posts shown (default, maximum), the
 # days after which a customer's unanswered comment counts as stalled (default, maximum), and

@@ -26,6 +26,9 @@ class Post(Document):
     content = StringField(default="")
     statusSlug = StringField(required=True)
     voteCount = IntField(default=0)  # distinct voters of the post and the posts merged into it
+    # The monthly spend of the distinct companies behind its counted votes, in cents (team
+    # only: posts.revenue keeps it).
+    revenueCents = IntField(default=0)
     commentCount = IntField(default=0)  # public comments
     privateCommentCount = IntField(default=0)  # team-only comments (managers see the sum)
     verified = BooleanField(default=False)  # author identified: SSO user or manager
@@ -66,7 +69,7 @@ class Post(Document):
             *[
                 (*population, sort, "-_id")
                 for population in (("workspace", "listed"), ("workspace", "mergedInto"))
-                for sort in ("-createdAt", "-voteCount", "-commentCount")
+                for sort in ("-createdAt", "-voteCount", "-commentCount", "-revenueCents")
             ],
             ("workspace", "listed", "statusSlug", "-voteCount", "-_id"),  # a roadmap column
             # The query indexes (posts.reads.index) are built by workspace and catch up by changedAt.
@@ -115,6 +118,13 @@ class Vote(Document):
     postId = ObjectIdField(required=True)
     userId = StringField(required=True)
     countsFor = StringField(required=True)
+    companies = ListField(StringField())  # the voter's companies (posts.revenue keeps it current)
+    name = StringField(null=True)  # the voter's name when they voted (team: a post's voters)
+    # A vote on someone's behalf: who added it ({id, name}: common.auth.actor), from where
+    # ({text, url}: "Zendesk #4411"), and what the customer said.
+    addedBy = DictField(null=True)
+    source = DictField(null=True)
+    note = StringField(null=True)
     createdAt = DateTimeField(required=True)
     COLLECTION = "votes"
     meta = {
@@ -123,7 +133,55 @@ class Vote(Document):
         "indexes": [
             {"fields": ["postId", "userId"], "unique": True},  # one vote per identity and post
             {"fields": ["countsFor", "userId"], "unique": True},  # counted once per canonical post
+            ("workspace", "userId"),  # a voter's votes, when their companies change
+            ("countsFor", "-createdAt"),  # a post's voters, newest first (the team's list)
         ],
+    }
+
+
+class CompanyView(Document):
+    """A company's monthly spend, from feedback.companies (``_id`` ``<slug> <companyId>``).
+
+    A transaction that makes a company count on a post writes this document too (``posts``),
+    so it conflicts with a concurrent change of the spend instead of missing it."""
+
+    id = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    companyId = StringField(required=True)
+    name = StringField(null=True)
+    spendCents = IntField(default=0)
+    posts = IntField(default=0)  # posts it counts on
+    COLLECTION = "company_views"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+class MemberView(Document):
+    """The companies a user belongs to, from feedback.companies (``_id`` ``<slug> <userId>``).
+    Every vote of an identified user upserts it, so a vote and a change of the voter's companies
+    conflict instead of missing each other."""
+
+    id = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    userId = StringField(required=True)
+    companies = ListField(StringField())
+    COLLECTION = "member_views"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+class PostCompany(Document):
+    """How many counted votes of a post come from one company (``_id`` ``<postId> <companyId>``):
+    a company adds its spend to the post's revenue once, while this is above zero."""
+
+    id = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    postId = StringField(required=True)
+    companyId = StringField(required=True)
+    voters = IntField(default=0)
+    COLLECTION = "post_companies"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [("workspace", "companyId", "voters"), "postId"],
     }
 
 
@@ -166,4 +224,4 @@ class WorkspaceView(Document):
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}
 
 
-MODELS = (Post, PostClock, WarmIndex, Vote, Comment, WorkspaceView)
+MODELS = (Post, PostClock, WarmIndex, Vote, CompanyView, MemberView, PostCompany, Comment, WorkspaceView)

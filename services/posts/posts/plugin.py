@@ -29,6 +29,7 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE"), limits={"POST": "write", "DELETE": "write"}),
+    Route("/workspaces/{slug}/posts/{postId}/votes", R + "VoteList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
 ]
@@ -63,6 +64,7 @@ class Context(ServiceContext):
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
+    from common.person_directory import PersonDirectory
     from posts.config import load_config
     from posts.embeddings import LazyEmbedder
     from posts.models import ALIAS
@@ -73,8 +75,10 @@ def create_context(settings: Settings) -> Context:
     config = load_config()
     store = Store(settings, ALIAS)
     repo = PostRepository(store)
-    workspaces = Workspaces(repo, InternalClient(settings, timeout=5), config)
-    service = PostService(repo, workspaces, config, LazyEmbedder() if config.semantic_search else None)
+    client = InternalClient(settings, timeout=5)
+    workspaces = Workspaces(repo, client, config)
+    service = PostService(repo, workspaces, config, LazyEmbedder() if config.semantic_search else None,
+                          people=PersonDirectory(client))
     return Context(settings=settings, store=store, config=config, workspaces=workspaces, service=service)
 
 

@@ -27,14 +27,14 @@ from pymongo.cursor import Cursor
 from pymongo.errors import DuplicateKeyError
 
 from posts import contract
-from posts.models import Comment, Post, PostClock, Vote, WarmIndex, WorkspaceView
+from posts.models import Comment, CompanyView, MemberView, Post, PostClock, PostCompany, Vote, WarmIndex, WorkspaceView
 
 T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
 INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
-                          "voteCount", "commentCount", "title", "terms", "titleTerms", "embedding", "changedAt")}
+                          "voteCount", "commentCount", "revenueCents", "title", "terms", "titleTerms", "embedding", "changedAt")}
 # Change clocks per workspace (collection ``post_clocks``): each post write moves one (by its
 # post), in the same bulk write. Several, so concurrent writes to different posts seldom
 # contend on one document.
@@ -66,6 +66,9 @@ class PostRepository(Repository):
         self.votes = store.collection(Vote)
         self.comments = store.collection(Comment)
         self.workspace_views = store.collection(WorkspaceView)
+        self.company_views = store.collection(CompanyView)
+        self.member_views = store.collection(MemberView)
+        self.post_companies_ = store.collection(PostCompany)
 
     # -- transactions -----------------------------------------------------------------------
 
@@ -250,6 +253,90 @@ class PostRepository(Repository):
     def move_votes(self, session: ClientSession, query: dict, counts_for: str) -> int:
         """Make the matching votes count for ``counts_for``; how many moved."""
         return self.votes.update_many(query, {"$set": {"countsFor": counts_for}}, session=session).modified_count
+
+    # -- revenue (posts.revenue) --------------------------------------------------------------
+
+    def member_view(self, session: ClientSession, slug: str, user: str) -> dict | None:
+        return self.member_views.find_one({"_id": f"{slug} {user}"}, session=session)
+
+    def touch_member(self, slug: str, user: str) -> Update:
+        """A write to the voter's companies document (made if missing), so a change of them
+        conflicts with this vote."""
+        change = {"$inc": {"version": 1}, "$setOnInsert": {"workspace": slug, "userId": user, "companies": []}}
+        return Update(self.member_views, {"_id": f"{slug} {user}"}, change, upsert=True)
+
+    def set_member(self, slug: str, user: str, companies: list[str]) -> Update:
+        change = {"$set": {"companies": companies}, "$inc": {"version": 1}, "$setOnInsert": {"workspace": slug, "userId": user}}
+        return Update(self.member_views, {"_id": f"{slug} {user}"}, change, upsert=True)
+
+    def members_of(self, slug: str, company: str) -> list[dict]:
+        return list(self.member_views.find({"workspace": slug, "companies": company}))
+
+    def set_vote_companies(self, slug: str, user: str, companies: list[str]) -> Update:
+        return Update(self.votes, {"workspace": slug, "userId": user}, {"$set": {"companies": companies}}, many=True)
+
+    def counted_posts_of(self, session: ClientSession, slug: str, user: str) -> list[str]:
+        """The posts the user's votes count for (not their shadowed votes on merged posts)."""
+        votes = self.votes.find({"workspace": slug, "userId": user}, projection={"countsFor": 1}, session=session)
+        return [v["countsFor"] for v in votes if not v["countsFor"].startswith("shadow:")]
+
+    def counted_companies(self, session: ClientSession, post_id: str) -> list[list[str]]:
+        """The companies of each vote counting for ``post_id``."""
+        votes = self.votes.find({"countsFor": post_id, "companies.0": {"$exists": True}}, projection={"companies": 1}, session=session)
+        return [v["companies"] for v in votes]
+
+    def company_voters(self, session: ClientSession, post_id: str, companies: list[str]) -> dict[str, int]:
+        ids = [f"{post_id} {c}" for c in companies]
+        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"_id": {"$in": ids}}, session=session)}
+
+    def post_companies(self, session: ClientSession, post_id: str) -> dict[str, int]:
+        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"postId": post_id}, session=session)}
+
+    def count_company(self, slug: str, post_id: str, company: str, step: int) -> Update:
+        change = {"$inc": {"voters": step}, "$setOnInsert": {"workspace": slug, "postId": post_id, "companyId": company}}
+        return Update(self.post_companies_, {"_id": f"{post_id} {company}"}, change, upsert=True)
+
+    def set_company_voters(self, slug: str, post_id: str, company: str, voters: int) -> Update:
+        change = {"$set": {"voters": voters}, "$setOnInsert": {"workspace": slug, "postId": post_id, "companyId": company}}
+        return Update(self.post_companies_, {"_id": f"{post_id} {company}"}, change, upsert=True)
+
+    def posts_counting(self, slug: str, company: str) -> list[str]:
+        """The posts ``company`` counts on (some of its people's votes count for them)."""
+        found = self.post_companies_.find({"workspace": slug, "companyId": company, "voters": {"$gt": 0}}, projection={"postId": 1})
+        return [d["postId"] for d in found]
+
+    def spends(self, session: ClientSession, slug: str, companies: list[str]) -> dict[str, int]:
+        ids = [f"{slug} {c}" for c in companies]
+        return {d["companyId"]: d.get("spendCents", 0) for d in self.company_views.find({"_id": {"$in": ids}}, session=session)}
+
+    def touch_company(self, slug: str, company: str, step: int) -> Update:
+        """A company starts (1) or stops (-1) counting on a post: a write to its document (made
+        if missing), so a concurrent change of its spend conflicts with it."""
+        change = {"$inc": {"posts": step}, "$setOnInsert": {"workspace": slug, "companyId": company, "spendCents": 0}}
+        return Update(self.company_views, {"_id": f"{slug} {company}"}, change, upsert=True)
+
+    def set_company(self, slug: str, company: str, name: str | None, spend_cents: int) -> None:
+        self.company_views.update_one(
+            {"_id": f"{slug} {company}"},
+            {"$set": {"name": name, "spendCents": spend_cents}, "$setOnInsert": {"workspace": slug, "companyId": company, "posts": 0}},
+            upsert=True,
+        )
+
+    def companies_by_id(self, slug: str, companies: list[str]) -> dict[str, dict]:
+        return {d["companyId"]: d for d in self.company_views.find({"_id": {"$in": [f"{slug} {c}" for c in companies]}})}
+
+    def vote_of(self, post_id: str, user: str) -> dict | None:
+        return self.votes.find_one({"countsFor": post_id, "userId": user})
+
+    def counted_votes(self, post_id: str, limit: int, offset: int) -> list[dict]:
+        """The votes counting for ``post_id`` (its own, and those of posts merged into it), newest first."""
+        return list(self.votes.find({"countsFor": post_id}).sort([("createdAt", -1), ("_id", -1)]).skip(offset).limit(limit))
+
+    def change_revenue(self, slug: str, post_id: str, cents: int) -> list[Write]:
+        return self.update_post(slug, ObjectId(post_id), {"$inc": {"revenueCents": cents}}) if cents else []
+
+    def set_revenue(self, slug: str, post_id: str, cents: int) -> list[Write]:
+        return self.update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents}})
 
     # -- board statistics -------------------------------------------------------------------
 

@@ -79,6 +79,19 @@ class Vote(Resource):
         resp.media = self.service.unvote(req.context.caller, slug, postId)
 
 
+class VoteList(Resource):
+    """GET / POST /v1/workspaces/{slug}/posts/{postId}/votes: the votes counting for a post (team);
+    a vote on someone's behalf."""
+
+    def on_get(self, req, resp, slug, postId):
+        limit, offset = page_params(req, schemas.VOTES_LIMIT)
+        resp.media = self.service.votes(req.context.caller, slug, postId, limit, offset)
+
+    def on_post(self, req, resp, slug, postId):
+        resp.media, created = self.service.vote_for(req.context.caller, slug, postId, media(req))
+        resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
+
+
 class CommentList(Resource):
     def on_get(self, req, resp, slug, postId):
         limit, offset = page_params(req, schemas.COMMENTS_LIMIT)

@@ -64,10 +64,21 @@ LOOKUP = obj(
 
 # -- query parameters ---------------------------------------------------------------------
 
+# A vote on someone's behalf (a sales call, a support ticket): the person by email or user id.
+VOTE_FOR = obj(
+    {
+        "email": string(254, 3, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="the person's address (made a person if new)"),
+        "userId": string(210, 3, pattern=r"^(person|sso):[^\s]{1,200}$", description="the user as votes name users: person:<id>, sso:<id>"),
+        "source": obj({"text": string(200, 1, pattern=VISIBLE, description='where the request came from: "Zendesk #4411"'),
+                       "url": string(2000, 1, pattern=r"^https?://\S+$")}, required=("text",)),
+        "note": string(2000, 1, description="what the customer said (team only)"),
+    }
+)
+VOTES_LIMIT = integer(1, contract.VOTES_LIMIT[1], contract.VOTES_LIMIT[0])
 BOARD_FILTER = {**TEXT, "description": "board slug; an unknown board matches nothing"}
 STATUS_FILTER = {**TEXT, "description": "status slug; an unknown status matches nothing"}
 TEXT_FILTER = {**TEXT, "description": "text filter: posts containing every significant word (stemmed)"}
-SORT = choice(contract.SORTS, contract.DEFAULT_SORT, description="ties broken by id")
+SORT = choice(contract.SORTS, contract.DEFAULT_SORT, description="ties broken by id; revenue (the spend of the companies behind the votes) is the team's only")
 MODERATION_FILTER = choice(
     contract.MODERATION_STATES,
     description="managers: filter by state (default: all); others may only ask for approved",

@@ -32,12 +32,14 @@ from pymongo.errors import DuplicateKeyError
 from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import now, object_id
+from common.person_directory import PersonDirectory
 from common.validation import check
 from posts import access, contract, embeddings, schemas, shapes, text
 from posts.config import PostsConfig
 from posts.reads import Filters, Reads, open_reads
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
+from posts.revenue import Revenue
 
 log = logging.getLogger(__name__)
 ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
@@ -65,12 +67,15 @@ class NotVoted(Exception):
 
 class PostService:
     def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig,
-                 embedder: embeddings.LazyEmbedder | None = None, reads: Reads | None = None):
+                 embedder: embeddings.LazyEmbedder | None = None, reads: Reads | None = None,
+                 people: PersonDirectory | None = None):
         self.repo = repo
+        self.people = people  # addresses are the people service's: voters by email, the team's voter list
         self.workspaces = workspaces
         self.config = config
         self.embedder = embedder  # None: semantic search is off (POSTS_SEMANTIC_SEARCH)
         self.reads = reads if reads is not None else open_reads(repo, config)  # POSTS_READ_ENGINE
+        self.revenue = Revenue(repo)
 
     # -- who may ------------------------------------------------------------------------------
 
@@ -134,6 +139,8 @@ class PostService:
         manager = access.is_manager(caller, slug)
         if query.moderation not in (None, contract.APPROVED) and not manager:
             raise Forbidden("only managers can list posts that are not approved")
+        if query.sort in contract.TEAM_SORTS and not manager:
+            raise Forbidden(f"only the team can sort by {query.sort}: it would tell what customers spend")
         board_id = None
         if query.board:
             ws, board = self._board(slug, query.board)
@@ -321,31 +328,81 @@ class PostService:
     def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
         """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing).
 
-        Three round trips in one transaction: reading the post; the vote, the post's counter
-        and the outbox event together; the commit."""
+        Four round trips in one transaction: reading the post; reading the voter's companies
+        (posts.revenue; none for an anonymous visitor); the vote, the post's counters and the
+        outbox event together; the commit. A member of companies new to the post adds one
+        round trip for their counts and one for their spend."""
         ws = self._participant(caller, slug, "anonVote")
+        doc, created = self._cast(caller, slug, post_id, access.identity(caller), {"name": caller.name})
+        return shapes.post(doc, ws, True, access.is_manager(caller, slug)), created
+
+    def vote_for(self, caller: auth.Caller, slug: str, post_id: str, body) -> tuple[dict, bool]:
+        """A vote for someone else, from a sales call or a support ticket: a team member, a
+        manager key or a write key (an integration) names the person by ``email`` or ``userId``.
+        It counts once per person like any vote (their own vote, before or after, is the same
+        vote), and says who added it and from where. Returns ``(voter, created)``."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("authentication required: a team member, a manager key or a write key votes on someone's behalf")
+        if not (access.is_manager(caller, slug) or (caller.role == auth.WRITE_KEY and caller.workspace == slug)):
+            raise Forbidden("only the team, a manager key or a write key of this workspace votes on someone's behalf")
+        fields = check(body, schemas.VOTE_FOR)
+        if ("email" in fields) == ("userId" in fields):
+            raise BadRequest("name the person by one of 'email' or 'userId'")
+        self.workspaces.get(slug)
+        if "email" in fields:
+            if self.people is None:
+                raise BadRequest("this deployment has no people service: name the person by 'userId'")
+            user = self.people.user_of(fields["email"])
+        else:
+            user = fields["userId"]
+        extra = {"addedBy": auth.actor(caller), "source": fields.get("source"), "note": fields.get("note")}
+        _, created = self._cast(caller, slug, post_id, user, extra)
+        vote = self.repo.vote_of(post_id, user)
+        if vote is None:  # their vote is on a post merged into this one: it counts here
+            raise Conflict(f"'{user}' votes for this post already, through a post merged into it")
+        return self._voters(slug, [vote])[0], created
+
+    def votes(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
+        """The votes counting for a post, newest first, with who voted, their companies and,
+        for a vote on someone's behalf, who added it and from where (team only: addresses,
+        companies and spend are the team's)."""
+        auth.require_manager(caller, slug)
+        self.workspaces.get(slug)
+        post = self._visible(caller, slug, post_id)
+        return {"items": self._voters(slug, self.repo.counted_votes(str(post["_id"]), limit, offset))}
+
+    def _voters(self, slug: str, votes: list[dict]) -> list[dict]:
+        persons = self.people.persons([v["userId"] for v in votes]) if self.people is not None else {}
+        companies = self.repo.companies_by_id(slug, sorted({c for v in votes for c in v.get("companies", ())}))
+        return [shapes.voter(v, persons.get(v["userId"]), companies) for v in votes]
+
+    def _cast(self, caller: auth.Caller, slug: str, post_id: str, user: str, extra: dict) -> tuple[dict, bool]:
+        """Cast ``user``'s vote (with ``extra`` fields); ``(post, created)``."""
         oid = object_id(post_id, "post")
-        user = access.identity(caller)
 
         def work(session):
             doc = self._votable(session, caller, slug, post_id)
+            companies, touched = self.revenue.voter(session, slug, user)
+            revenue, counted = self.revenue.count(session, slug, post_id, companies, 1)
             doc["voteCount"] += 1
+            doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
             self.repo.write(session, [
-                self.repo.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, createdAt=now()),
-                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1}}),
+                self.repo.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, companies=companies,
+                                      createdAt=now(), **extra),
+                *touched,
+                *counted,
+                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1, "revenueCents": revenue}}),
                 self.repo.event(slug, contract.VOTE_CREATED, event),
             ])
             return doc
 
         try:
-            doc = self.repo.transaction(work, hot_key=post_id)
-            created = True
+            return self.repo.transaction(work, hot_key=post_id), True
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
-            doc, created = self._visible(caller, slug, post_id), False
-        return shapes.post(doc, ws, True, access.is_manager(caller, slug)), created
+            return self._visible(caller, slug, post_id), False
 
     def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         """Withdraw the caller's vote for this post (and for the posts merged into it)."""
@@ -355,14 +412,19 @@ class PostService:
 
         def work(session):
             doc = self._votable(session, caller, slug, post_id)
+            companies, touched = self.revenue.voter(session, slug, user)
+            # Counted only if the vote is there: if not, the check below aborts all of it.
+            revenue, counted = self.revenue.count(session, slug, post_id, companies, -1)
             doc["voteCount"] -= 1
+            doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             writes = [self.repo.delete_vote(user, post_id)]
             children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 writes.append(self.repo.delete_votes(user, children))
-            writes += [*self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1}}), self.repo.event(slug, contract.VOTE_DELETED, event)]
+            writes += [*touched, *counted, *self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1, "revenueCents": revenue}}),
+                       self.repo.event(slug, contract.VOTE_DELETED, event)]
             if self.repo.write(session, writes)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
             return doc
@@ -481,16 +543,22 @@ class PostService:
             if counted:
                 self.repo.move_votes(session, {"countsFor": a_id, "userId": {"$in": counted}}, shadow(a_id))
             moved = self.repo.move_votes(session, {"countsFor": a_id}, b_id)
+            b_revenue, counted = self.revenue.retally(session, slug, b_id)
+            _, uncounted = self.revenue.retally(session, slug, a_id)  # no vote counts for a now
             # a and b were read in this transaction's snapshot, so the documents after the change
             # are computed here; a change to either since then makes the writes conflict and rerun.
             stamp = now()
-            a_set = {"mergedInto": shapes.link(b), "listed": False, "updatedAt": stamp}
+            a_set = {"mergedInto": shapes.link(b), "listed": False, "revenueCents": 0, "updatedAt": stamp}
             entry = shapes.link(a, voteCount=a.get("voteCount", 0))
             a = {**a, **a_set}
-            b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry], "updatedAt": stamp}
-            b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry}, "$set": {"updatedAt": stamp}}
+            b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry],
+                 "revenueCents": b_revenue, "updatedAt": stamp}
+            b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry},
+                        "$set": {"revenueCents": b_revenue, "updatedAt": stamp}}
             data = {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws), "actor": actor}
             self.repo.write(session, [
+                *counted,
+                *uncounted,
                 *self.repo.update_post(slug, a_oid, {"$set": a_set}),
                 *self.repo.update_post(slug, b_oid, b_change),
                 self.repo.event(slug, contract.POST_MERGED, data),
@@ -513,16 +581,20 @@ class PostService:
             b_id = a["mergedInto"]["id"]
             moved = self.repo.move_votes(session, {"postId": a_oid, "countsFor": b_id}, a_id)
             kept = self.repo.move_votes(session, {"postId": a_oid, "countsFor": shadow(a_id)}, a_id)
+            a_revenue, writes = self.revenue.retally(session, slug, a_id)
             stamp = now()
-            a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED, "updatedAt": stamp}
+            a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED,
+                     "revenueCents": a_revenue, "updatedAt": stamp}
             a = {**a, **a_set}
-            writes = self.repo.update_post(slug, a_oid, {"$set": a_set})
+            writes += self.repo.update_post(slug, a_oid, {"$set": a_set})
             b = self.repo.find_post(slug, ObjectId(b_id), session)
             if b is not None:
-                b = {**b, "voteCount": b.get("voteCount", 0) - moved, "updatedAt": stamp,
+                b_revenue, counted = self.revenue.retally(session, slug, b_id)
+                b = {**b, "voteCount": b.get("voteCount", 0) - moved, "revenueCents": b_revenue, "updatedAt": stamp,
                      "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
-                b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}}, "$set": {"updatedAt": stamp}}
-                writes += self.repo.update_post(slug, b["_id"], b_change)
+                b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}},
+                            "$set": {"revenueCents": b_revenue, "updatedAt": stamp}}
+                writes += [*counted, *self.repo.update_post(slug, b["_id"], b_change)]
             data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None, "actor": auth.actor(caller)}
             writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
             self.repo.write(session, writes)

@@ -5,19 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 
 from common.ids import iso
+from common.money import from_cents
 from posts.contract import APPROVED
 from posts.readmodel import Snapshot
 
 
 def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) -> dict:
     """A Post as the caller may see it: ``commentCount`` counts private comments for managers
-    only, and merged posts that are not approved (pending, rejected, spam) show to managers only."""
+    only, merged posts that are not approved (pending, rejected, spam) and ``revenue`` show to
+    managers only."""
     comments = doc.get("commentCount", 0) + (doc.get("privateCommentCount", 0) if manager else 0)
     merged_into = doc.get("mergedInto")
     if merged_into and not (manager or _approved(merged_into)):
         merged_into = None
     merged_posts = [m for m in doc.get("mergedPosts", []) if manager or _approved(m)]
-    return {
+    shown = {
         "id": str(doc["_id"]),
         "title": doc["title"],
         "content": doc.get("content", ""),
@@ -32,6 +34,10 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) ->
         "mergedPosts": [{"id": m["id"], "title": m["title"], "voteCount": m.get("voteCount", 0)} for m in merged_posts],
         "createdAt": iso(doc["createdAt"]),
     }
+    if manager:  # the companies behind the votes are the team's business
+        shown["revenue"] = from_cents(doc.get("revenueCents", 0))
+    return shown
+
 
 
 def post_event(doc: dict, ws: Snapshot) -> dict:
@@ -64,6 +70,23 @@ def comment(doc: dict) -> dict:
         "authorName": doc.get("authorName"),
         "isPrivate": bool(doc.get("isPrivate", False)),
         "createdAt": iso(doc["createdAt"]),
+    }
+
+
+def voter(vote: dict, person: dict | None, companies: dict[str, dict]) -> dict:
+    """A vote as the team sees it: who (a person's name and address, or the name the voter
+    had), their companies with their spend, and for a vote on someone's behalf who added it
+    and from where."""
+    return {
+        "userId": vote["userId"],
+        "name": (person or {}).get("name") or vote.get("name"),
+        "email": (person or {}).get("email"),
+        "companies": [{"id": c, "name": companies[c].get("name") or c, "monthlySpend": from_cents(companies[c].get("spendCents", 0))}
+                      for c in vote.get("companies", ()) if c in companies],
+        "addedBy": vote.get("addedBy"),
+        "source": vote.get("source"),
+        "note": vote.get("note"),
+        "createdAt": iso(vote["createdAt"]),
     }
 
 

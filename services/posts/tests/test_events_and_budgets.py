@@ -113,4 +113,4 @@ def test_round_trip_budgets(board, stack):
     assert create <= 3, create  # insert post, insert event, commit
     assert listing <= 2, listing  # the page, the caller's votes on it
     assert single <= 2, single  # the post, the caller's vote on it
-    assert min(votes) <= 3, votes  # $inc post, vote + event in one bulkWrite, commit
+    assert min(votes) <= 4, votes  # the post, the voter's companies, $inc post + vote + event in one bulkWrite, commit

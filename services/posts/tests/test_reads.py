@@ -51,6 +51,19 @@ def straightforward_roadmap(context, slug: str, board: str | None, limit: int) -
     return {s: straightforward(context, slug, Filters(board=board, status=s), "top", limit, 0) for s in STATUSES}
 
 
+def straightforward_revenue(context, slug: str) -> dict[str, int]:
+    """Each post's revenue from the votes that count for it, their voters' companies and those
+    companies' spend, added up here."""
+    db = context.store.db
+    members = {m["userId"]: m.get("companies", []) for m in db.member_views.find({"workspace": slug})}
+    spends = {c["companyId"]: c.get("spendCents", 0) for c in db.company_views.find({"workspace": slug})}
+    behind: dict[str, set[str]] = {}
+    for vote in db.votes.find({"workspace": slug}):
+        behind.setdefault(vote["countsFor"], set()).update(members.get(vote["userId"], ()))
+    return {str(p["_id"]): 0 if p.get("mergedInto") else sum(spends.get(c, 0) for c in behind.get(str(p["_id"]), ()))
+            for p in db.posts.find({"workspace": slug})}
+
+
 def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(context):
     slug = new_workspace(context, "eq")
     rng = random.Random(20)
@@ -60,9 +73,10 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
     voters = [user(slug) for _ in range(6)]
     ids: list[str] = []
     merged: list[str] = []
-    moves = ["create", "vote", "unvote", "comment", "moderate", "merge", "unmerge", "status", "edit"]
+    moves = ["create", "vote", "unvote", "comment", "moderate", "merge", "unmerge", "status", "edit", "spend", "membership"]
+    companies = ["c0", "c1", "c2"]
     done = {m: 0 for m in moves}
-    for step in range(50):
+    for step in range(60):
         move = "create" if len(ids) < 4 else rng.choice(moves)
         pid = rng.choice(merged if move == "unmerge" and merged else ids) if ids else None
         try:
@@ -83,6 +97,10 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
             elif move == "unmerge":
                 service.unmerge(manager(slug), slug, pid)
                 merged.remove(pid)
+            elif move == "spend":  # as the consumer applies feedback.companies (posts.consumers)
+                service.revenue.company_updated(slug, rng.choice(companies), rng.randrange(0, 100_000))
+            elif move == "membership":
+                service.revenue.membership_changed(slug, rng.choice(voters).user_id, rng.sample(companies, rng.randrange(0, 3)))
             elif move == "status":
                 service.update(manager(slug), slug, pid, {"statusSlug": rng.choice(STATUSES)})
             else:
@@ -90,6 +108,8 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
             done[move] += 1
         except Exception as ex:  # refused moves (merging a merged post, voting on one) are part of the game
             assert str(getattr(ex, "status", ""))[:1] == "4", ex
+        revenue = {str(p["_id"]): p.get("revenueCents", 0) for p in context.store.db.posts.find({"workspace": slug})}
+        assert revenue == straightforward_revenue(context, slug), (step, move)
         for filters, sort, limit, offset in shapes_of_lists(rng):
             expected = straightforward(context, slug, filters, sort, limit, offset)
             for name, engine in engines.items():

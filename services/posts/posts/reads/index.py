@@ -3,7 +3,7 @@ the search candidates of both engines): what lists, the roadmap and search need 
 so their cost does not grow with the board (docs/services/posts.md, "Reads").
 
 A workspace's index holds each post's filters (board, status, moderation state, whether it is
-listed or merged), sort keys (created, votes, comments), title and search features, and keeps
+listed or merged), sort keys (created, votes, comments, revenue), title and search features, and keeps
 one sorted order per sort for each population (``listed``: what everyone sees; ``open``: every
 post not merged into another, for managers). A page is read off its sorted order; a filter is
 applied while walking it, and a filter that matches too few posts for the walk to fill the page
@@ -41,6 +41,7 @@ SORTS: dict[str, Callable[["Entry"], int]] = {
     "oldest": lambda e: (e.created << OID_BITS) | e.oid,
     "top": lambda e: -((e.votes << OID_BITS) | e.oid),
     "discussed": lambda e: -((e.comments << OID_BITS) | e.oid),
+    "revenue": lambda e: -((e.revenue << OID_BITS) | e.oid),
 }
 # A filtered page walks its sorted order at most this many entries (or WALK_PER_ITEM per item
 # wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
@@ -61,6 +62,7 @@ class Entry:
     created: int  # milliseconds since the epoch
     votes: int
     comments: int  # public comments
+    revenue: int  # cents (posts.revenue)
     title: str
     terms: tuple[str, ...]  # its search terms (posts.text.index_terms), each also in the postings
     title_terms: tuple[str, ...]  # what search scores
@@ -78,6 +80,7 @@ class Entry:
             created=round(doc["createdAt"].timestamp() * 1000),
             votes=doc.get("voteCount", 0),
             comments=doc.get("commentCount", 0),
+            revenue=doc.get("revenueCents", 0),
             title=doc["title"],
             terms=tuple(sys.intern(t) for t in doc.get("terms", ())),
             title_terms=tuple(sys.intern(t) for t in doc.get("titleTerms", ())),

@@ -1,0 +1,43 @@
+"""What the companies service owns and publishes (it consumes nothing yet)."""
+
+from common.auth import ACTOR_SCHEMA
+from common.validation import TEXT, TIMESTAMP, array, nullable, shape
+
+TOPIC = "feedback.companies"
+CONSUMES = ()
+
+COMPANY_UPDATED = "company.updated"
+COMPANY_DELETED = "company.deleted"
+MEMBERSHIP_CHANGED = "membership.changed"
+
+MONEY = {"type": "number", "minimum": 0}
+COMPANY = shape(
+    {
+        "id": TEXT,  # the workspace's own id for the company (its CRM's, its billing system's)
+        "name": TEXT,
+        "monthlySpend": MONEY,  # in the workspace's currency (one per workspace; nothing converts)
+        "plan": nullable(TEXT),
+        "attributes": {"type": "object"},
+        "createdAt": TIMESTAMP,
+        "updatedAt": TIMESTAMP,
+    }
+)
+
+# Every event on feedback.companies and the JSON schema of its ``data``. A membership event
+# carries a user's whole list of companies, so a consumer that applies the latest one per user
+# is right whatever it missed before.
+EVENTS = {
+    COMPANY_UPDATED: shape({"company": COMPANY, "actor": ACTOR_SCHEMA}),
+    COMPANY_DELETED: shape({"company": shape({"id": TEXT, "name": TEXT}), "actor": ACTOR_SCHEMA}),
+    MEMBERSHIP_CHANGED: shape({"userId": TEXT, "companies": array(TEXT), "actor": ACTOR_SCHEMA}),
+}
+
+# A company's id: what an integration already calls it (letters, digits and ``_.:@-``).
+COMPANY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,99}$"
+# A user as the posts service counts votes (``person:<id>``, ``sso:<id>``, ``agent:<id>``).
+USER_ID = r"^(person|sso|agent):[^\s]{1,200}$"
+MAX_SPEND = 10**12  # a month's spend above a trillion is a typo
+MAX_ATTRIBUTES = 50  # custom attributes of one company
+MAX_COMPANIES_PER_USER = 50  # bounds what one vote adds to a post's revenue
+COMPANIES_LIMIT = (50, 200)  # one page of companies (default, maximum)
+MEMBERS_LIMIT = (100, 500)  # one page of a company's members (default, maximum)

@@ -1,0 +1,132 @@
+"""The companies service's API rules: a workspace's companies and who belongs to them.
+
+Companies, their spend and their members are the team's: every method asks for a manager of
+the workspace (a team member, a manager API key, the operator) before it reads the body. A
+member is a user as the posts service counts votes (``person:<id>``, ``sso:<id>``); one named by
+email is the people service's person of that address, made if none exists yet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from common import auth
+from common.errors import BadRequest, NotFound
+from common.ids import now
+from common.money import to_cents
+from common.person_directory import PersonDirectory
+from common.validation import check
+from common.workspace_directory import WorkspaceDirectory
+from companies import contract, schemas, shapes
+from companies.repository import CompaniesRepository
+
+
+class CompaniesService:
+    def __init__(self, repo: CompaniesRepository, workspaces: WorkspaceDirectory, people: PersonDirectory):
+        self.repo, self.workspaces, self.people = repo, workspaces, people
+
+    # -- companies ---------------------------------------------------------------------------
+
+    def companies(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
+        """The workspace's companies, biggest monthly spend first."""
+        self.workspaces.require_manager(caller, slug)
+        return {"items": [shapes.company(doc) for doc in self.repo.company_page(slug, limit, offset)]}
+
+    def company(self, caller: auth.Caller, slug: str, company_id: str) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        return shapes.company(self._existing(slug, company_id))
+
+    def put_company(self, caller: auth.Caller, slug: str, company_id: str, body) -> tuple[dict, bool]:
+        """Create or update the company of this id; whether it is new. Its event is written only
+        when something the event says changed, so a nightly sync of unchanged companies costs
+        no consumer anything."""
+        self.workspaces.require_manager(caller, slug)
+        company_id = _company_id(company_id)
+        fields = check(body, schemas.COMPANY)
+        wanted = {
+            "name": fields["name"].strip(),
+            "spendCents": to_cents(fields.get("monthlySpend", 0), "monthlySpend"),
+            "plan": fields.get("plan"),
+            "attributes": fields.get("attributes", {}),
+        }
+        actor = auth.actor(caller)
+
+        def work(session):
+            before = self.repo.company(slug, company_id, session=session)
+            if before is not None and all(before.get(k) == v for k, v in wanted.items()):
+                return before, False
+            doc = self.repo.put_company(session, slug, company_id, wanted, now())
+            self.repo.write(session, [self.repo.event(slug, contract.COMPANY_UPDATED, {"company": shapes.company(doc), "actor": actor})])
+            return doc, before is None
+
+        doc, created = self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
+        return shapes.company(doc), created
+
+    def delete_company(self, caller: auth.Caller, slug: str, company_id: str) -> None:
+        """Remove the company; its members belong to it no more (the event says it for all)."""
+        self.workspaces.require_manager(caller, slug)
+        actor = auth.actor(caller)
+
+        def work(session):
+            doc = self.repo.delete_company(session, slug, company_id)
+            if doc is None:
+                raise NotFound(f"company '{company_id}' not found")
+            gone = {"id": doc["companyId"], "name": doc["name"]}
+            self.repo.write(session, [self.repo.event(slug, contract.COMPANY_DELETED, {"company": gone, "actor": actor})])
+
+        self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
+
+    def _existing(self, slug: str, company_id: str) -> dict:
+        doc = self.repo.company(slug, company_id)
+        if doc is None:
+            raise NotFound(f"company '{company_id}' not found")
+        return doc
+
+    # -- members -----------------------------------------------------------------------------
+
+    def members(self, caller: auth.Caller, slug: str, company_id: str, limit: int, offset: int) -> dict:
+        self.workspaces.require_manager(caller, slug)
+        self._existing(slug, company_id)
+        return {"items": [shapes.membership(m["userId"], m["companies"]) for m in self.repo.members(slug, company_id, limit, offset)]}
+
+    def add_member(self, caller: auth.Caller, slug: str, company_id: str, body) -> dict:
+        """Make a user (by ``userId``, or the person of an ``email``) a member of the company."""
+        self.workspaces.require_manager(caller, slug)
+        named = check(body, schemas.MEMBER)
+        user_id = named.get("userId") or self.people.user_of(named["email"])
+        return self._change_membership(caller, slug, user_id, add=company_id)
+
+    def remove_member(self, caller: auth.Caller, slug: str, company_id: str, user_id: str) -> None:
+        self.workspaces.require_manager(caller, slug)
+        self._change_membership(caller, slug, user_id, remove=company_id)
+
+    def _change_membership(self, caller: auth.Caller, slug: str, user_id: str, add: str | None = None,
+                           remove: str | None = None) -> dict:
+        actor = auth.actor(caller)
+
+        def work(session):
+            if self.repo.company(slug, add or remove, session=session) is None:
+                raise NotFound(f"company '{add or remove}' not found")
+            doc = self.repo.membership(slug, user_id, session=session)
+            before = doc["companies"] if doc else []
+            after = [c for c in before if c != remove] + ([add] if add and add not in before else [])
+            if after == before:
+                if remove:
+                    raise NotFound(f"'{user_id}' is not a member of company '{remove}'")
+                return after
+            if len(after) > contract.MAX_COMPANIES_PER_USER:
+                raise BadRequest(f"a user belongs to at most {contract.MAX_COMPANIES_PER_USER} companies")
+            self.repo.set_membership(session, slug, user_id, after, now())
+            data = {"userId": user_id, "companies": after, "actor": actor}
+            self.repo.write(session, [self.repo.event(slug, contract.MEMBERSHIP_CHANGED, data)])
+            return after
+
+        return shapes.membership(user_id, self.repo.transaction(work, hot_key=f"membership {slug} {user_id}"))
+
+
+
+
+def _company_id(value: str) -> str:
+    if not isinstance(value, str) or not re.match(contract.COMPANY_ID, value):
+        raise BadRequest("a company id is 1-100 letters, digits and '_.:@-', starting with a letter or digit")
+    return value
