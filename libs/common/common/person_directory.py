@@ -17,7 +17,7 @@ class PersonDirectory:
 
     def _ask(self, path: str, payload: dict) -> tuple[int, object]:
         if not self.client.settings.service_url(OWNER):
-            raise Unavailable("no people service in this deployment: name users by userId")
+            raise Unavailable("no people service in this deployment")
         return self.client.json(OWNER, "POST", path, payload)
 
     def user_of(self, email: str) -> str:

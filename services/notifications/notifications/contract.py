@@ -27,7 +27,5 @@ AUTHOR, VOTER, COMMENTER, CHOSEN, MERGED = "author", "voter", "commenter", "chos
 # What team activity a digest lists.
 NEW_POST, AWAITING_MODERATION, NEW_COMMENT = "new_post", "awaiting_moderation", "new_comment"
 
-# Persons asked of the people service at once (its lookup's maximum).
-LOOKUP_BATCH = 1000
 # Suppressed addresses one page lists (default, maximum).
 SUPPRESSIONS_LIMIT = (50, 200)

@@ -14,7 +14,7 @@ from common import auth
 from common.errors import NotFound, Unavailable
 from common.internal import InternalClient
 from common.mail import DEFAULT_ACCENT, Branding
-from notifications.contract import LOOKUP_BATCH
+from common.person_directory import PersonDirectory
 
 PEOPLE, WORKSPACES, POSTS = "people", "workspaces", "posts"
 
@@ -38,6 +38,7 @@ def person_id(raw_id: str) -> str:
 class Directory:
     def __init__(self, client: InternalClient, public_base_url: str):
         self.client = client
+        self.people = PersonDirectory(client)
         self.public_base_url = public_base_url.rstrip("/")
         self._boards: TTLCache = TTLCache(maxsize=10_000, ttl=60)  # a renamed workspace shows within a minute
 
@@ -48,14 +49,7 @@ class Directory:
 
     def persons(self, ids: list[str]) -> dict[str, dict]:
         """``{person:<id>: {email, name}}`` of the persons among ``ids`` who exist."""
-        raw = sorted({i[len(auth.PERSON_PREFIX):] for i in ids if i.startswith(auth.PERSON_PREFIX)})
-        found: dict[str, dict] = {}
-        for start in range(0, len(raw), LOOKUP_BATCH):
-            status, body = self._ask(PEOPLE, "POST", "/internal/people/lookup", {"ids": raw[start:start + LOOKUP_BATCH]})
-            if status != 200 or not isinstance(body, dict):
-                raise Unavailable(f"cannot look persons up now: the people service answered {status}")
-            found.update({person_id(p["id"]): p for p in body["items"]})
-        return found
+        return self.people.persons(ids)
 
     def team(self, slug: str) -> list[dict]:
         """The members of ``slug``'s team: ``{id: person:<id>, email, name, role}`` each."""
