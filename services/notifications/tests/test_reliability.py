@@ -60,8 +60,11 @@ def test_a_worker_killed_twice_midway_through_a_fan_out_mails_each_follower_exac
     wait_for(lambda: queued(stack, ws.slug) > 0, timeout=60, interval=0.02, what="the fan-out to start")
     stack.kill(WORKER)
     stack.processes[WORKER].start()
-    wait_for(lambda: len([m for m in messages(maildir) if "Bulk export" in str(m["Subject"])]) >= FOLLOWERS // 4,
-             timeout=120, interval=0.2, what="a quarter of the mail")
+    # Some of the mail, not most: the second kill must find the mailer sending. (A quarter within
+    # 120 s failed on a busy CI machine, whose stand-in claimed 86-250 messages a minute while the
+    # fan-out still queued.)
+    wait_for(lambda: len([m for m in messages(maildir) if "Bulk export" in str(m["Subject"])]) >= FOLLOWERS // 20,
+             timeout=240, interval=0.2, what="a twentieth of the mail")
     stack.kill(WORKER)
     stack.processes[WORKER].start()
 

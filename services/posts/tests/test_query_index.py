@@ -80,6 +80,8 @@ def test_every_sort_and_filter_answers_as_the_database(context, seeded_slug, as_
     other = PostService(context.service.repo, context.workspaces, context.service.config)
     caller = manager(seeded_slug) if as_manager else user(seeded_slug)
     for query in CASES + [ListQuery(moderation=m) for m in contract.MODERATION_STATES if as_manager]:
+        if query.sort in contract.TEAM_SORTS and not as_manager:
+            continue  # refused to others (test_revenue.py)
         expected = straightforward(context, seeded_slug, query, as_manager)
         for service in (context.service, other):
             got = [p["id"] for p in service.list(caller, seeded_slug, query)["items"]]

@@ -82,6 +82,7 @@ def test_concurrent_votes_of_one_company_count_it_once_while_its_spend_changes(b
     people = [f"p{i}" for i in range(12)]
     company(board.ws, "acme", 100, *people)
     post = board.post("Single sign-on")
+    board.ws.user_token("first")  # sets the workspace's SSO secret once, before the threads make tokens
     wait_for(lambda: board.api.get(f"{board.ws.path}/companies/acme/members", key=board.ws.key).json()["items"], timeout=10)
 
     def spend(amount):
