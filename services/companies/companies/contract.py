@@ -1,10 +1,13 @@
-"""What the companies service owns and publishes (it consumes nothing yet)."""
+"""What the companies service owns, publishes and consumes."""
 
 from common.auth import ACTOR_SCHEMA
+from common.claims import MAX_COMPANIES
 from common.validation import TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.companies"
-CONSUMES = ()
+# The companies an SSO token says its user belongs to (people: user.companies_claimed).
+CONSUMES = ("feedback.people",)
+COMPANIES_CLAIMED = "user.companies_claimed"
 
 COMPANY_UPDATED = "company.updated"
 COMPANY_DELETED = "company.deleted"
@@ -32,12 +35,9 @@ EVENTS = {
     MEMBERSHIP_CHANGED: shape({"userId": TEXT, "companies": array(TEXT), "actor": ACTOR_SCHEMA}),
 }
 
-# A company's id: what an integration already calls it (letters, digits and ``_.:@-``).
-COMPANY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,99}$"
 # A user as the posts service counts votes (``person:<id>``, ``sso:<id>``, ``agent:<id>``).
 USER_ID = r"^(person|sso|agent):[^\s]{1,200}$"
-MAX_SPEND = 10**12  # a month's spend above a trillion is a typo
 MAX_ATTRIBUTES = 50  # custom attributes of one company
-MAX_COMPANIES_PER_USER = 50  # bounds what one vote adds to a post's revenue
+MAX_COMPANIES_PER_USER = MAX_COMPANIES  # bounds what one vote adds to a post's revenue
 COMPANIES_LIMIT = (50, 200)  # one page of companies (default, maximum)
 MEMBERS_LIMIT = (100, 500)  # one page of a company's members (default, maximum)

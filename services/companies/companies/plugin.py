@@ -55,6 +55,8 @@ def register_service() -> ServiceSpec:
         routes=ROUTES,
         topic=contract.TOPIC,
         events=contract.EVENTS,
+        consumes=contract.CONSUMES,
+        consumers="companies.consumers:handlers",
         models="companies.models:MODELS",
         openapi="companies:openapi.yaml",
     )

@@ -1,7 +1,8 @@
 """Request bodies the companies service accepts (JSON Schema, strict)."""
 
 from common.validation import integer, nullable, obj, string
-from companies.contract import COMPANIES_LIMIT, MAX_ATTRIBUTES, MAX_SPEND, MEMBERS_LIMIT, USER_ID
+from common.claims import MAX_SPEND
+from companies.contract import COMPANIES_LIMIT, MAX_ATTRIBUTES, MEMBERS_LIMIT, USER_ID
 
 SCALAR = {"type": ["string", "number", "boolean", "null"], "maxLength": 500}
 COMPANY = obj(

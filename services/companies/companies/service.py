@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from common import auth
+from common.claims import COMPANY_ID
 from common.errors import BadRequest, NotFound
 from common.ids import now
 from common.money import to_cents
@@ -49,18 +50,39 @@ class CompaniesService:
             "plan": fields.get("plan"),
             "attributes": fields.get("attributes", {}),
         }
-        actor = auth.actor(caller)
+        doc, created = self._upsert(slug, company_id, lambda before: wanted, auth.actor(caller))
+        return shapes.company(doc), created
+
+    def _upsert(self, slug: str, company_id: str, fields_after, actor: dict | None) -> tuple[dict, bool]:
+        """Store what ``fields_after(the stored document or None)`` says the company is now."""
 
         def work(session):
             before = self.repo.company(slug, company_id, session=session)
+            wanted = fields_after(before)
             if before is not None and all(before.get(k) == v for k, v in wanted.items()):
                 return before, False
             doc = self.repo.put_company(session, slug, company_id, wanted, now())
             self.repo.write(session, [self.repo.event(slug, contract.COMPANY_UPDATED, {"company": shapes.company(doc), "actor": actor})])
             return doc, before is None
 
-        doc, created = self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
-        return shapes.company(doc), created
+        return self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
+
+    def claimed(self, slug: str, user_id: str, companies: list[dict]) -> None:
+        """An SSO token says its user belongs to ``companies`` (the consumer of feedback.people):
+        each is created or updated with what the token gives (its other fields are kept), and
+        they are the user's companies from now on."""
+        for claim in companies:
+            def fields_after(before, claim=claim):
+                kept = before or {"spendCents": 0, "plan": None, "attributes": {}}
+                return {
+                    "name": claim["name"].strip(),
+                    "spendCents": to_cents(claim["monthlySpend"], "monthlySpend") if "monthlySpend" in claim else kept["spendCents"],
+                    "plan": claim["plan"] if "plan" in claim else kept.get("plan"),
+                    "attributes": kept.get("attributes") or {},
+                }
+
+            self._upsert(slug, claim["id"], fields_after, None)
+        self._set_membership(slug, user_id, list(dict.fromkeys(c["id"] for c in companies)), None)
 
     def delete_company(self, caller: auth.Caller, slug: str, company_id: str) -> None:
         """Remove the company; its members belong to it no more (the event says it for all)."""
@@ -102,31 +124,40 @@ class CompaniesService:
 
     def _change_membership(self, caller: auth.Caller, slug: str, user_id: str, add: str | None = None,
                            remove: str | None = None) -> dict:
-        actor = auth.actor(caller)
 
-        def work(session):
+        def after(session, before: list[str]) -> list[str]:
             if self.repo.company(slug, add or remove, session=session) is None:
                 raise NotFound(f"company '{add or remove}' not found")
+            changed = [c for c in before if c != remove] + ([add] if add and add not in before else [])
+            if remove and changed == before:
+                raise NotFound(f"'{user_id}' is not a member of company '{remove}'")
+            if len(changed) > contract.MAX_COMPANIES_PER_USER:
+                raise BadRequest(f"a user belongs to at most {contract.MAX_COMPANIES_PER_USER} companies")
+            return changed
+
+        return shapes.membership(user_id, self._set_membership(slug, user_id, after, auth.actor(caller)))
+
+    def _set_membership(self, slug: str, user_id: str, after, actor: dict | None) -> list[str]:
+        """Make the user's companies ``after`` (a list, or a function of the transaction and
+        the list before); published when it changed."""
+
+        def work(session):
             doc = self.repo.membership(slug, user_id, session=session)
             before = doc["companies"] if doc else []
-            after = [c for c in before if c != remove] + ([add] if add and add not in before else [])
-            if after == before:
-                if remove:
-                    raise NotFound(f"'{user_id}' is not a member of company '{remove}'")
-                return after
-            if len(after) > contract.MAX_COMPANIES_PER_USER:
-                raise BadRequest(f"a user belongs to at most {contract.MAX_COMPANIES_PER_USER} companies")
-            self.repo.set_membership(session, slug, user_id, after, now())
-            data = {"userId": user_id, "companies": after, "actor": actor}
+            companies = after(session, before) if callable(after) else after
+            if companies == before:
+                return before
+            self.repo.set_membership(session, slug, user_id, companies, now())
+            data = {"userId": user_id, "companies": companies, "actor": actor}
             self.repo.write(session, [self.repo.event(slug, contract.MEMBERSHIP_CHANGED, data)])
-            return after
+            return companies
 
-        return shapes.membership(user_id, self.repo.transaction(work, hot_key=f"membership {slug} {user_id}"))
+        return self.repo.transaction(work, hot_key=f"membership {slug} {user_id}")
 
 
 
 
 def _company_id(value: str) -> str:
-    if not isinstance(value, str) or not re.match(contract.COMPANY_ID, value):
+    if not isinstance(value, str) or not re.match(COMPANY_ID, value):
         raise BadRequest("a company id is 1-100 letters, digits and '_.:@-', starting with a letter or digit")
     return value

@@ -146,3 +146,45 @@ def test_changes_are_published_with_whole_memberships(stack, workspace):
     assert seen[0]["data"]["company"]["monthlySpend"] == 99.99
     assert seen[1]["data"]["userId"] == "sso:u-1" and seen[1]["data"]["companies"] == ["acme"]
     assert seen[2]["data"]["company"] == {"id": "acme", "name": "Acme"}
+
+
+# -- from an SSO token -------------------------------------------------------------------------
+
+
+def members_of(ws, company_id: str) -> list[str]:
+    r = ws.api.get(f"{ws.path}/companies/{company_id}/members", key=ws.key)
+    return [m["userId"] for m in r.json()["items"]] if r.status_code == 200 else []
+
+
+def test_an_sso_tokens_companies_claim_makes_the_companies_and_the_membership(workspace):
+    claim = [{"id": "acme", "name": "Acme Inc", "monthlySpend": 1200, "plan": "pro", "created": "2020-01-01"},
+             {"id": "globex", "name": "Globex"}]
+    token = workspace.user_token("buyer", companies=claim)
+    assert workspace.api.get(f"{workspace.path}/posts", user=token).status_code == 200  # any request identifies the user
+    wait_for(lambda: members_of(workspace, "acme") == ["sso:buyer"] and members_of(workspace, "globex") == ["sso:buyer"],
+             timeout=30, what="the claimed memberships")
+    acme = workspace.api.get(f"{workspace.path}/companies/acme", key=workspace.key).json()
+    assert (acme["name"], acme["monthlySpend"], acme["plan"]) == ("Acme Inc", 1200, "pro")
+    globex = workspace.api.get(f"{workspace.path}/companies/globex", key=workspace.key).json()
+    assert globex["monthlySpend"] == 0, "a company the token names without spend"
+    put(workspace, "globex", monthlySpend=300)  # the team sets what the token does not say
+
+    # A later token says the user left Acme; Globex's spend, which it does not give, stays.
+    later = workspace.user_token("buyer", companies=[{"id": "globex", "name": "Globex"}])
+    assert workspace.api.get(f"{workspace.path}/posts", user=later).status_code == 200
+    wait_for(lambda: members_of(workspace, "acme") == [], timeout=30, what="the user leaving acme")
+    assert members_of(workspace, "globex") == ["sso:buyer"]
+    assert workspace.api.get(f"{workspace.path}/companies/globex", key=workspace.key).json()["monthlySpend"] == 300
+
+
+@pytest.mark.parametrize("claim", [
+    "acme",
+    [{"id": "acme"}],
+    [{"id": "-bad", "name": "Bad"}],
+    [{"id": "acme", "name": "Acme", "monthlySpend": -5}],
+    [{"id": f"c{i}", "name": "C"} for i in range(51)],
+])
+def test_a_token_with_a_malformed_companies_claim_is_refused(workspace, claim):
+    token = workspace.user_token("someone", companies=claim)
+    message = assert_error(workspace.api.get(f"{workspace.path}/posts", user=token), 401)
+    assert "companies" in message

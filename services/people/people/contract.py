@@ -1,6 +1,7 @@
 """What the people service owns, publishes and consumes."""
 
 from common.auth import ACTOR_SCHEMA
+from common.claims import COMPANIES
 from common.validation import ID, TEXT, TIMESTAMP, shape
 
 TOPIC = "feedback.people"
@@ -9,6 +10,9 @@ CONSUMES = ("feedback.workspaces",)
 MEMBER_JOINED = "member.joined"
 MEMBER_ROLE_CHANGED = "member.role_changed"
 MEMBER_REMOVED = "member.removed"
+# An SSO token says its user belongs to other companies than its last one did (the companies
+# service keeps them: docs/services/companies.md).
+COMPANIES_CLAIMED = "user.companies_claimed"
 
 MEMBER = shape(
     {
@@ -24,6 +28,7 @@ EVENTS = {
     MEMBER_JOINED: MEMBER,
     MEMBER_ROLE_CHANGED: MEMBER,
     MEMBER_REMOVED: MEMBER,
+    COMPANIES_CLAIMED: shape({"userId": TEXT, "companies": COMPANIES}),
 }
 
 # A team member's roles: an owner manages members too; the last owner stays.

@@ -224,5 +224,16 @@ class OidcState(Document):
     }
 
 
-MODELS = (Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry, Passkey,
+class CompaniesClaim(Document):
+    """What a user's SSO token last said of their companies (``_id`` ``<slug> <userId>``): a
+    digest, so only a change is published."""
+
+    id = StringField(primary_key=True)
+    digest = StringField(required=True)
+    at = DateTimeField(required=True)
+    COLLECTION = "companies_claims"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+MODELS = (CompaniesClaim, Person, Membership, Team, Invitation, SignInLink, LinkRequest, Session, SignInSettings, AuditEntry, Passkey,
           WebAuthnChallenge, OidcProvider, OidcState)

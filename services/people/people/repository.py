@@ -19,7 +19,7 @@ from common.repository import Repository
 from common.secretbox import SecretBox, default_box
 from people import contract
 from people.models import (
-    AuditEntry, Invitation, LinkRequest, Membership, OidcProvider, OidcState, Passkey, Person, Session, SignInLink,
+    AuditEntry, CompaniesClaim, Invitation, LinkRequest, Membership, OidcProvider, OidcState, Passkey, Person, Session, SignInLink,
     SignInSettings, Team, WebAuthnChallenge,
 )
 
@@ -36,6 +36,7 @@ class PeopleRepository(Repository):
         self.sessions = store.collection(Session)
         self.settings = store.collection(SignInSettings)
         self.audit = store.collection(AuditEntry)
+        self.companies_claims = store.collection(CompaniesClaim)
 
     # -- persons -----------------------------------------------------------------------------
 
@@ -68,6 +69,16 @@ class PeopleRepository(Repository):
             shown = {k: v for k, v in fields.items() if k in ("name", "avatarUrl")}
             self.sessions.update_many({"personId": person_id}, {"$set": shown})
         return doc
+
+    # -- companies an SSO token claims ---------------------------------------------------------
+
+    def claim_digest(self, slug: str, user_id: str, session: ClientSession | None = None) -> str | None:
+        doc = self.companies_claims.find_one({"_id": f"{slug} {user_id}"}, session=session)
+        return doc["digest"] if doc else None
+
+    def note_claim(self, session: ClientSession, slug: str, user_id: str, digest: str, at: datetime) -> None:
+        self.companies_claims.update_one({"_id": f"{slug} {user_id}"}, {"$set": {"digest": digest, "at": at}},
+                                         upsert=True, session=session)
 
     # -- members -----------------------------------------------------------------------------
 

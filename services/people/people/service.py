@@ -87,10 +87,28 @@ class PeopleService:
             if status in REFUSALS:
                 raise REFUSALS[status](message)
             raise (Unavailable if status == 503 else BadGateway)(f"cannot verify credentials now: {message}")
+        companies = answer.pop("companies", None)
         caller = auth.Caller(**answer)
         if caller.kind == auth.USER and caller.email and caller.user_id and caller.user_id.startswith("sso:"):
             caller = self._sso_person(caller)
+        if companies is not None:
+            self._claimed(caller.workspace, caller.user_id, companies)
         return {**_caller_fields(caller), "cacheable": True}
+
+    def _claimed(self, slug: str, user_id: str, companies: list[dict]) -> None:
+        """Publish what an SSO token says of its user's companies when it differs from what their
+        last token said (the gateway asks again every few seconds per token)."""
+        digest = hashlib.sha256(json.dumps(companies, sort_keys=True).encode()).hexdigest()
+        if self.repo.claim_digest(slug, user_id) == digest:
+            return
+
+        def work(session):
+            if self.repo.claim_digest(slug, user_id, session) == digest:
+                return
+            self.repo.note_claim(session, slug, user_id, digest, now())
+            self.repo.write(session, [self.repo.event(slug, contract.COMPANIES_CLAIMED, {"userId": user_id, "companies": companies})])
+
+        self.repo.transaction(work)
 
     def _session_caller(self, token: str, slug: str | None) -> auth.Caller:
         doc = self._live_session(token)

@@ -166,3 +166,11 @@ def test_who_may_vote_on_behalf_and_see_the_voters(board):
     assert_error(board.api.post(path, key=board.ws.key, json={}), 400)
     assert_error(board.api.post(path, key=board.ws.key, json={"userId": "anon:x"}), 400)
     assert_error(board.api.post(path, key=board.ws.key, json={"userId": "sso:x", "source": {"text": "x", "url": "javascript:alert(1)"}}), 400)
+
+
+def test_a_vote_counts_for_the_companies_its_sso_token_claims(board):
+    token = board.ws.user_token("claimer", companies=[{"id": "initech", "name": "Initech", "monthlySpend": 899.99}])
+    post = board.post("Bulk user import")
+    r = board.api.post(f"{board.path}/{post['id']}/vote", user=token)
+    assert r.status_code == 201, r.text
+    revenue_becomes(board, post["id"], 899.99)

@@ -34,6 +34,7 @@ import jwt
 from pymongo.errors import DuplicateKeyError
 
 from common import auth
+from common.claims import companies_claim
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import new_id, now, object_id
 from common.validation import check
@@ -330,7 +331,10 @@ class WorkspaceService:
             return shapes.caller(self._key_holder(fields["apiKey"]))
         if fields["workspace"] is None:
             raise Unauthorized("a user token is only valid on a workspace's routes")
-        return shapes.caller(self._sso_user(fields["workspace"], fields.get("userToken")))
+        caller, companies = self._sso_user(fields["workspace"], fields.get("userToken"))
+        # The companies the token says its user belongs to go to the people service with the
+        # answer, which publishes them when they change (docs/services/companies.md).
+        return {**shapes.caller(caller), **({"companies": companies} if companies is not None else {})}
 
     def _key_holder(self, api_key: str) -> auth.Caller:
         key_id = api_keys.key_id_of(api_key)
@@ -348,7 +352,7 @@ class WorkspaceService:
             key_id=doc["keyId"], role=role,
         )
 
-    def _sso_user(self, slug: str, user_token: str | None) -> auth.Caller:
+    def _sso_user(self, slug: str, user_token: str | None) -> tuple[auth.Caller, list[dict] | None]:
         doc = self._workspace(slug)
         secret = self.repo.sso_secret(doc)
         if not secret:
@@ -372,6 +376,12 @@ class WorkspaceService:
         user = claims.get("id") or claims.get("email")
         if not isinstance(user, (str, int)) or user == "":
             raise Unauthorized("invalid user token: it must carry an 'id' or 'email' claim")
+        try:
+            companies = companies_claim(claims)
+        except BadRequest as ex:
+            # Validation speaks of a request body and its fields; here they are the claim's.
+            problem = ex.message.replace("request body", "the claim").replace("field '", "field 'companies.")
+            raise Unauthorized(f"invalid user token: a malformed 'companies' claim: {problem}") from None
         return auth.Caller(
             kind=auth.USER,
             workspace=slug,
@@ -379,7 +389,7 @@ class WorkspaceService:
             name=_str_claim(claims, "name"),
             email=_str_claim(claims, "email"),
             avatar_url=_str_claim(claims, "avatarURL"),
-        )
+        ), companies
 
     # -- changelogs ---------------------------------------------------------------------------
 

@@ -1,0 +1,15 @@
+"""Events the companies service consumes: the companies an SSO token says its user belongs to
+(feedback.people, ``user.companies_claimed``)."""
+
+from __future__ import annotations
+
+from companies.contract import COMPANIES_CLAIMED, CONSUMES
+
+
+def handlers(context) -> dict:
+    def on_people_event(event: dict) -> None:
+        if event.get("type") == COMPANIES_CLAIMED:
+            context.service.claimed(event["workspace"], event["data"]["userId"], event["data"]["companies"])
+        # member.* events are the team's, not ours.
+
+    return {topic: on_people_event for topic in CONSUMES}
