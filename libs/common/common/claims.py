@@ -10,6 +10,11 @@ from common.validation import check
 COMPANY_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,99}$"  # the workspace's own id for a company
 MAX_COMPANIES = 50  # companies one user belongs to (what one vote adds to a post stays bounded)
 MAX_SPEND = 10**12  # a month's spend above a trillion is a typo
+# Users a company can have as members, as votes name them (common.auth): signed-in persons, SSO
+# users, scoped API keys' agents. Anonymous visitors and manager keys belong to none.
+MEMBER_KINDS = ("person", "sso", "agent")
+MEMBER_PREFIXES = tuple(f"{kind}:" for kind in MEMBER_KINDS)
+MEMBER_USER_ID = rf"^({'|'.join(MEMBER_KINDS)}):[^\s]{{1,200}}$"
 
 # Other fields of an item (Canny's ``created``, ``customFields``...) are allowed and ignored.
 COMPANIES = {

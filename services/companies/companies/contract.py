@@ -1,7 +1,7 @@
 """What the companies service owns, publishes and consumes."""
 
 from common.auth import ACTOR_SCHEMA
-from common.claims import MAX_COMPANIES
+from common.claims import MAX_COMPANIES, MEMBER_USER_ID
 from common.validation import TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.companies"
@@ -36,7 +36,7 @@ EVENTS = {
 }
 
 # A user as the posts service counts votes (``person:<id>``, ``sso:<id>``, ``agent:<id>``).
-USER_ID = r"^(person|sso|agent):[^\s]{1,200}$"
+USER_ID = MEMBER_USER_ID
 MAX_ATTRIBUTES = 50  # custom attributes of one company
 MAX_COMPANIES_PER_USER = MAX_COMPANIES  # bounds what one vote adds to a post's revenue
 COMPANIES_LIMIT = (50, 200)  # one page of companies (default, maximum)

@@ -82,7 +82,8 @@ class CompaniesService:
                 }
 
             self._upsert(slug, claim["id"], fields_after, None)
-        self._set_membership(slug, user_id, list(dict.fromkeys(c["id"] for c in companies)), None)
+        named = list(dict.fromkeys(c["id"] for c in companies))
+        self._set_membership(slug, user_id, lambda session, before: named, None)
 
     def delete_company(self, caller: auth.Caller, slug: str, company_id: str) -> None:
         """Remove the company; its members belong to it no more (the event says it for all)."""
@@ -138,13 +139,12 @@ class CompaniesService:
         return shapes.membership(user_id, self._set_membership(slug, user_id, after, auth.actor(caller)))
 
     def _set_membership(self, slug: str, user_id: str, after, actor: dict | None) -> list[str]:
-        """Make the user's companies ``after`` (a list, or a function of the transaction and
-        the list before); published when it changed."""
+        """Make the user's companies ``after(session, the list before)``; published when it changed."""
 
         def work(session):
             doc = self.repo.membership(slug, user_id, session=session)
             before = doc["companies"] if doc else []
-            companies = after(session, before) if callable(after) else after
+            companies = after(session, before)
             if companies == before:
                 return before
             self.repo.set_membership(session, slug, user_id, companies, now())
@@ -153,8 +153,6 @@ class CompaniesService:
             return companies
 
         return self.repo.transaction(work, hot_key=f"membership {slug} {user_id}")
-
-
 
 
 def _company_id(value: str) -> str:

@@ -61,6 +61,11 @@ class PeopleRepository(Repository):
         except DuplicateKeyError:
             return self.persons.find_one({"email": email}, session=session)
 
+    def known_or_new_person(self, email: str, name: str, avatar_url: str | None, at: datetime) -> dict:
+        """The person of ``email``, read first (the common case, and the local stand-in scans its
+        collection for a findAndModify), made with ``name`` when the address is new."""
+        return self.person_by_email(email) or self.person_for_email(email, name, avatar_url, at)
+
     def update_person(self, person_id: ObjectId, fields: dict, at: datetime) -> dict | None:
         doc = self.persons.find_one_and_update(
             {"_id": person_id}, {"$set": {**fields, "updatedAt": at}}, return_document=ReturnDocument.AFTER,

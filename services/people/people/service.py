@@ -139,9 +139,7 @@ class PeopleService:
             email = normalize_email(caller.email)
         except BadRequest:
             return caller  # an address no mail could reach is no person's: the token's user as it is
-        person = self.repo.person_by_email(email) or self.repo.person_for_email(
-            email, caller.name or email.split("@")[0], caller.avatar_url, now(),
-        )
+        person = self.repo.known_or_new_person(email, caller.name or email.split("@")[0], caller.avatar_url, now())
         return auth.Caller(kind=auth.USER, workspace=caller.workspace, user_id=person_user_id(person["_id"]),
                            name=caller.name or person["name"], email=email,
                            avatar_url=caller.avatar_url or person.get("avatarUrl"))
@@ -296,7 +294,7 @@ class PeopleService:
         """The person of an address (``{id, email, name}``), made the first time it is named:
         a company's member or a vote on someone's behalf, before they ever sign in."""
         email = normalize_email(check(body, schemas.RESOLVE)["email"])
-        return shapes.person(self.repo.person_by_email(email) or self.repo.person_for_email(email, email.split("@")[0], None, now()))
+        return shapes.person(self.repo.known_or_new_person(email, email.split("@")[0], None, now()))
 
     def team(self, slug: str) -> dict:
         """Every member of ``slug``'s team with their address and role."""

@@ -17,16 +17,9 @@ from collections import Counter
 
 from pymongo.client_session import ClientSession
 
+from common.claims import MEMBER_PREFIXES
 from common.db import Write
 from posts.repository import PostRepository
-
-# Users a company can have as members (companies.contract.USER_ID): anonymous visitors and
-# manager keys belong to none.
-MEMBER_PREFIXES = ("person:", "sso:", "agent:")
-
-
-def is_shadow(counts_for: str) -> bool:
-    return counts_for.startswith("shadow:")
 
 
 class Revenue:

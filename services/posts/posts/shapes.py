@@ -39,7 +39,6 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) ->
     return shown
 
 
-
 def post_event(doc: dict, ws: Snapshot) -> dict:
     """A Post in an event payload (for the team's webhook endpoints): every merged post, the
     public comment count, no caller-specific ``voted``."""
