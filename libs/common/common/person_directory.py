@@ -3,6 +3,8 @@ answers over signed internal HTTP (docs/services/people.md, "Internal")."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from common import auth
 from common.errors import BadRequest, Unavailable
 from common.internal import InternalClient
@@ -40,3 +42,12 @@ class PersonDirectory:
                 raise Unavailable(f"cannot look persons up now: the people service answered {status}")
             found.update({f"{auth.PERSON_PREFIX}{p['id']}": p for p in body["items"]})
         return found
+
+    def team(self, slug: str) -> list[dict]:
+        """The members of ``slug``'s team: ``{id: person:<id>, email, name, role}`` each."""
+        if not self.client.settings.service_url(OWNER):
+            raise Unavailable("no people service in this deployment")
+        status, body = self.client.json(OWNER, "GET", f"/internal/workspaces/{quote(slug)}/team")
+        if status != 200 or not isinstance(body, dict):
+            raise Unavailable(f"cannot read the team of '{slug}' now: the people service answered {status}")
+        return [{**m, "id": f"{auth.PERSON_PREFIX}{m['id']}"} for m in body["items"]]

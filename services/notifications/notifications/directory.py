@@ -16,7 +16,7 @@ from common.internal import InternalClient
 from common.mail import DEFAULT_ACCENT, Branding
 from common.person_directory import PersonDirectory
 
-PEOPLE, WORKSPACES, POSTS = "people", "workspaces", "posts"
+WORKSPACES, POSTS = "workspaces", "posts"
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,6 @@ class Board:
 
     def page(self, path: str) -> str:
         return self.url + path
-
-
-def person_id(raw_id: str) -> str:
-    return f"{auth.PERSON_PREFIX}{raw_id}"
 
 
 class Directory:
@@ -53,10 +49,7 @@ class Directory:
 
     def team(self, slug: str) -> list[dict]:
         """The members of ``slug``'s team: ``{id: person:<id>, email, name, role}`` each."""
-        status, body = self._ask(PEOPLE, "GET", f"/internal/workspaces/{slug}/team")
-        if status != 200 or not isinstance(body, dict):
-            raise Unavailable(f"cannot read the team of '{slug}' now: the people service answered {status}")
-        return [{**m, "id": person_id(m["id"])} for m in body["items"]]
+        return self.people.team(slug)
 
     @cachedmethod(lambda self: self._boards)
     def board(self, slug: str) -> Board:

@@ -30,6 +30,9 @@ class PostsConfig:
     # Items below this similarity are not returned by /posts/search (0.01: any post sharing a
     # search term, or with a title cosine of at least 0.24; docs/services/posts.md).
     min_similarity: float = from_env("POSTS_MIN_SIMILARITY", 0.01, float)
+    # A new post's most similar listed posts at or above this similarity (the estimated
+    # probability of a duplicate) are queued for the team as suggested duplicates.
+    suggest_similarity: float = from_env("POSTS_SUGGEST_SIMILARITY", 0.5, float)
     # Semantic similarity (a sentence model on the CPU, about 170 MiB per process that loads
     # it); off: lexical only, and no process loads the model.
     semantic_search: bool = from_env("POSTS_SEMANTIC_SEARCH", True, as_bool)

@@ -1,10 +1,12 @@
-"""Events the posts service consumes: workspace snapshots for its read model, and companies'
-spend and members for the revenue behind each post (posts.revenue)."""
+"""Events the posts service consumes: workspace snapshots for its read model, companies' spend
+and members for the revenue behind each post (posts.revenue), and its own: a new post is
+compared with the others (suggested duplicates), a save of the triage settings rescores the
+workspace (posts.scores)."""
 
 from __future__ import annotations
 
 from common.money import to_cents
-from posts.contract import COMPANIES_TOPIC, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC
+from posts.contract import COMPANIES_TOPIC, POST_CREATED, TOPIC, TRIAGE_UPDATED, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC
 
 
 def handlers(context) -> dict:
@@ -25,4 +27,13 @@ def handlers(context) -> dict:
         elif event["type"] == "membership.changed":
             revenue.membership_changed(slug, data["userId"], data["companies"])
 
-    return {WORKSPACES_TOPIC: on_workspace_event, COMPANIES_TOPIC: on_companies_event}
+    service = context.service
+
+    def on_posts_event(event: dict) -> None:
+        slug = event["workspace"]
+        if event["type"] == POST_CREATED:
+            service.suggest_duplicates(slug, event["data"]["post"]["id"])
+        elif event["type"] == TRIAGE_UPDATED:
+            service.scores.rescore(slug)
+
+    return {WORKSPACES_TOPIC: on_workspace_event, COMPANIES_TOPIC: on_companies_event, TOPIC: on_posts_event}

@@ -4,8 +4,10 @@ from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.posts"
-CONSUMES = ("feedback.workspaces", "feedback.companies")
-WORKSPACES_TOPIC, COMPANIES_TOPIC = CONSUMES
+# Its own topic too: a new post is compared with the others (suggested duplicates), and a save
+# of the triage settings rescores the workspace, after the write that says so commits.
+CONSUMES = ("feedback.workspaces", "feedback.companies", TOPIC)
+WORKSPACES_TOPIC, COMPANIES_TOPIC, _ = CONSUMES
 
 POST_CREATED = "post.created"
 POST_UPDATED = "post.updated"
@@ -15,8 +17,21 @@ POST_UNMERGED = "post.unmerged"
 COMMENT_CREATED = "comment.created"
 VOTE_CREATED = "vote.created"
 VOTE_DELETED = "vote.deleted"
+TRIAGE_UPDATED = "triage.updated"
 
 STATUS = shape({"slug": TEXT, "name": TEXT, "color": TEXT})
+TAG = shape({"slug": TEXT, "name": TEXT, "color": TEXT})
+FIELD_DEFINITION = {
+    "type": "object",
+    "required": ["key", "name", "type", "public"],
+    "properties": {"key": TEXT, "name": TEXT, "type": TEXT, "public": BOOLEAN, "options": array(TEXT),
+                   "min": {"type": "number"}, "max": {"type": "number"}},
+}
+TRIAGE = {
+    "type": "object",
+    "required": ["tags", "fields"],
+    "properties": {"tags": array(TAG), "fields": array(FIELD_DEFINITION), "scoreFormula": nullable(TEXT), "version": INTEGER},
+}
 # A Post as events carry it: the public comment count, no caller-specific ``voted``.
 POST = shape(
     {
@@ -33,6 +48,12 @@ POST = shape(
         "mergedInto": nullable(shape({"id": ID, "title": TEXT})),
         "mergedPosts": array(shape({"id": ID, "title": TEXT, "voteCount": INTEGER})),
         "createdAt": TIMESTAMP,
+        # Triage (posts.triage): the team's view, internal fields included.
+        "tags": array(TAG),
+        "eta": nullable(TEXT),
+        "fields": {"type": "object"},
+        "owner": nullable(shape({"id": TEXT, "name": nullable(TEXT)})),
+        "score": {"type": "number"},
     }
 )
 COMMENT = shape(
@@ -61,6 +82,8 @@ EVENTS = {
     COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR}),
     VOTE_CREATED: VOTE,
     VOTE_DELETED: VOTE,
+    # The workspace's tags, fields and score formula were saved (every post is rescored after it).
+    TRIAGE_UPDATED: shape({"settings": TRIAGE, "actor": ACTOR}),
 }
 
 # Workspace snapshot events this service keeps a read model of.
@@ -76,8 +99,10 @@ SORTS = {
     "top": [("voteCount", -1), ("_id", -1)],
     "discussed": [("commentCount", -1), ("_id", -1)],
     "revenue": [("revenueCents", -1), ("_id", -1)],
+    "score": [("score", -1), ("_id", -1)],
 }
-TEAM_SORTS = ("revenue",)  # an order by customers' spend would tell others what it is
+SCORE_SORT = "score"
+TEAM_SORTS = ("revenue", SCORE_SORT)  # an order by customers' spend (a score may weigh it) would tell others what it is
 DEFAULT_SORT = "newest"
 
 # Content limits (characters). Longer content is 413, a longer title 400.
@@ -92,6 +117,12 @@ SEARCH_QUERY_MAX = 500  # characters of a search query
 COMMENTS_LIMIT = (100, 500)
 VOTES_LIMIT = (50, 200)  # a post's voters, for the team (default, maximum)
 ROADMAP_LIMIT = (50, 200)  # items per column
+# Suggested duplicates: at most this many per new post, those with a similarity (the estimated
+# probability of a duplicate: posts.similarity) of at least POSTS_SUGGEST_SIMILARITY.
+SUGGESTIONS_PER_POST = 3
+SUGGESTIONS_LIMIT = (50, 200)
+OPEN, ACCEPTED, DISMISSED, SUPERSEDED = "open", "accepted", "dismissed", "superseded"
+SUGGESTION_STATES = (OPEN, ACCEPTED, DISMISSED, SUPERSEDED)
 # Board statistics (GET /posts/stats): most and newest posts shown (default, maximum), the
 # days after which a customer's unanswered comment counts as stalled (default, maximum), and
 # the most stalled posts listed (oldest first): one page, so the read stays bounded.

@@ -10,6 +10,7 @@ from mongoengine import (
     DateTimeField,
     DictField,
     Document,
+    FloatField,
     IntField,
     ListField,
     ObjectIdField,
@@ -29,6 +30,16 @@ class Post(Document):
     # The monthly spend of the distinct companies behind its counted votes, in cents (team
     # only: posts.revenue keeps it).
     revenueCents = IntField(default=0)
+    # Triage (posts.triage): what a manager set (tags by slug, custom field values by key, the
+    # owner as {id, name}, the ETA as YYYY-MM), and what is computed from it with the
+    # workspace's settings of version scoreVersion: the score, and the filterable facets.
+    tags = ListField(StringField())
+    fields = DictField()
+    owner = DictField(null=True)
+    eta = StringField(null=True)
+    score = FloatField(null=True)
+    facets = ListField(StringField())
+    scoreVersion = IntField(default=0)
     commentCount = IntField(default=0)  # public comments
     privateCommentCount = IntField(default=0)  # team-only comments (managers see the sum)
     verified = BooleanField(default=False)  # author identified: SSO user or manager
@@ -69,7 +80,7 @@ class Post(Document):
             *[
                 (*population, sort, "-_id")
                 for population in (("workspace", "listed"), ("workspace", "mergedInto"))
-                for sort in ("-createdAt", "-voteCount", "-commentCount", "-revenueCents")
+                for sort in ("-createdAt", "-voteCount", "-commentCount", "-revenueCents", "-score")
             ],
             ("workspace", "listed", "statusSlug", "-voteCount", "-_id"),  # a roadmap column
             # The query indexes (posts.reads.index) are built by workspace and catch up by changedAt.
@@ -81,6 +92,20 @@ class Post(Document):
             ("workspace", "lastCommentByTeam", "lastCommentAt", "_id"),
         ],
     }
+
+
+class TriageSettings(Document):
+    """A workspace's tags, custom fields and score formula (posts.triage), ``_id`` its slug;
+    ``version`` grows with each save (posts name the version their score follows)."""
+
+    id = StringField(primary_key=True)
+    version = IntField(required=True)
+    tags = ListField(DictField())
+    fields = ListField(DictField())
+    scoreFormula = StringField(null=True)
+    updatedAt = DateTimeField(required=True)
+    COLLECTION = "triage_settings"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
 
 
 class PostClock(Document):
@@ -185,6 +210,27 @@ class PostCompany(Document):
     }
 
 
+class Suggestion(Document):
+    """A suspected duplicate for the team to accept (merge ``postId`` into ``intoId``) or
+    dismiss (``_id`` ``<slug> <the pair's ids, sorted>``: a pair is suggested once, ever)."""
+
+    id = StringField(primary_key=True)
+    workspace = StringField(required=True)
+    postId = StringField(required=True)  # the newer post: the one a merge would fold in
+    intoId = StringField(required=True)
+    similarity = FloatField(required=True)
+    state = StringField(required=True)  # open, accepted, dismissed
+    decidedBy = DictField(null=True)  # common.auth.actor
+    decidedAt = DateTimeField()
+    createdAt = DateTimeField(required=True)
+    COLLECTION = "suggestions"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [("workspace", "state", "-createdAt"), ("workspace", "postId"), ("workspace", "intoId")],
+    }
+
+
 class Comment(Document):
     workspace = StringField(required=True)
     postId = ObjectIdField(required=True)
@@ -224,4 +270,4 @@ class WorkspaceView(Document):
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}
 
 
-MODELS = (Post, PostClock, WarmIndex, Vote, CompanyView, MemberView, PostCompany, Comment, WorkspaceView)
+MODELS = (Post, TriageSettings, PostClock, WarmIndex, Vote, CompanyView, MemberView, PostCompany, Suggestion, Comment, WorkspaceView)

@@ -32,6 +32,10 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/{postId}/votes", R + "VoteList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
+    Route("/workspaces/{slug}/triage", R + "Triage", ("GET", "PUT")),
+    Route("/workspaces/{slug}/suggestions", R + "SuggestionList", ("GET",)),
+    Route("/workspaces/{slug}/suggestions/{suggestionId}/accept", R + "SuggestionAccept", ("POST",)),
+    Route("/workspaces/{slug}/suggestions/{suggestionId}/dismiss", R + "SuggestionDismiss", ("POST",)),
 ]
 INTERNAL_ROUTES = [
     Route("/internal/posts/lookup", R + "Lookup", ("POST",)),

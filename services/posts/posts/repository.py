@@ -14,7 +14,7 @@ local stand-in scans its collection for every findAndModify (docs/benchmarks.md)
 from __future__ import annotations
 
 import time
-from typing import Iterable, TypeVar
+from typing import Callable, Iterable, TypeVar
 
 from bson import ObjectId
 from common import auth
@@ -27,14 +27,15 @@ from pymongo.cursor import Cursor
 from pymongo.errors import DuplicateKeyError
 
 from posts import contract
-from posts.models import Comment, CompanyView, MemberView, Post, PostClock, PostCompany, Vote, WarmIndex, WorkspaceView
+from posts.models import (Comment, CompanyView, MemberView, Post, PostClock, PostCompany, Suggestion, TriageSettings, Vote, WarmIndex,
+                          WorkspaceView)
 
 T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
 INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
-                          "voteCount", "commentCount", "revenueCents", "title", "terms", "titleTerms", "embedding", "changedAt")}
+                          "voteCount", "commentCount", "revenueCents", "score", "facets", "title", "terms", "titleTerms", "embedding", "changedAt")}
 # Change clocks per workspace (collection ``post_clocks``): each post write moves one (by its
 # post), in the same bulk write. Several, so concurrent writes to different posts seldom
 # contend on one document.
@@ -44,6 +45,8 @@ CLOCKS = 16
 CATCH_UP_OVERLAP_NS = 5_000_000_000
 # What board statistics read of a post.
 BRIEF = {f: 1 for f in ("title", "statusSlug", "voteCount", "commentCount", "privateCommentCount", "createdAt", "lastCommentAt")}
+# What a rescore reads of a post (posts.triage.Settings.derived and conform).
+SCORED = {f: 1 for f in ("voteCount", "revenueCents", "tags", "fields", "owner", "score", "facets", "scoreVersion", "changedAt")}
 # Marks, in the posts collection, that posts written before they kept their last public
 # comment (lastCommentAt, lastCommentByTeam) have been given it.
 LAST_COMMENTS_BACKFILLED = "~backfilled:lastComment"
@@ -66,6 +69,8 @@ class PostRepository(Repository):
         self.votes = store.collection(Vote)
         self.comments = store.collection(Comment)
         self.workspace_views = store.collection(WorkspaceView)
+        self.triage = store.collection(TriageSettings)
+        self.suggestions = store.collection(Suggestion)
         self.company_views = store.collection(CompanyView)
         self.member_views = store.collection(MemberView)
         self.post_companies_ = store.collection(PostCompany)
@@ -78,17 +83,19 @@ class PostRepository(Repository):
     def new_post(**fields) -> dict:
         return new_document(Post, id=ObjectId(), changedAt=time.time_ns(), **fields)
 
-    def add_post(self, slug: str, doc: dict, event: Insert) -> None:
-        """Insert a new post and its event, and move its change clock, in one transaction.
-
-        The clock's move goes first, alone: a client bulkWrite that opens a transaction
-        carries the transaction's readConcern, which the local stand-in refuses."""
+    def add_post(self, slug: str, make: Callable[[dict | None], tuple[dict, Insert]]) -> dict:
+        """Insert a new post and its event, and move its change clock, in one transaction;
+        ``make(triage settings)`` gives the post and its event from the workspace's triage
+        settings (posts.scores) as this transaction reads them. That read opens the transaction,
+        so the writes go in one client bulkWrite after it (a bulkWrite that opens a transaction
+        carries the transaction's readConcern, which the local stand-in refuses)."""
 
         def work(session):
-            self._tick(slug, doc["_id"]).apply(session)
-            self.write(session, [Insert(self.posts, doc), event])
+            doc, event = make(self.triage_settings(slug, session))
+            self.write(session, [self._tick(slug, doc["_id"]), Insert(self.posts, doc), event])
+            return doc
 
-        self.transaction(work)
+        return self.transaction(work)
 
     def update_post(self, slug: str, oid: ObjectId, change: dict, expect: dict | None = None) -> list[Write]:
         """An update of a post the same transaction read first (or, with ``expect``, of the post
@@ -147,6 +154,8 @@ class PostRepository(Repository):
             query["boardId"] = filters.board
         if filters.words:
             query["terms"] = {"$all": list(filters.words)}
+        if filters.facets:
+            query["facets"] = {"$all": list(filters.facets)}
         projection = {"title": 1, "voteCount": 1} if roadmap else WITHOUT_TERMS
         return self.posts.find(query, projection=projection, sort=contract.SORTS[sort], skip=offset, limit=limit,
                                batch_size=max(1, limit))
@@ -188,6 +197,9 @@ class PostRepository(Repository):
 
     def find_post(self, slug: str, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
         return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=session)
+
+    def embedding_of(self, oid: ObjectId) -> bytes | None:
+        return (self.posts.find_one({"_id": oid}, projection={"embedding": 1}) or {}).get("embedding")
 
     def posts_by_id(self, oids: list[ObjectId]) -> dict[ObjectId, dict]:
         return {d["_id"]: d for d in self.posts_cursor(oids)}
@@ -332,11 +344,61 @@ class PostRepository(Repository):
         """The votes counting for ``post_id`` (its own, and those of posts merged into it), newest first."""
         return list(self.votes.find({"countsFor": post_id}).sort([("createdAt", -1), ("_id", -1)]).skip(offset).limit(limit))
 
-    def change_revenue(self, slug: str, post_id: str, cents: int) -> list[Write]:
-        return self.update_post(slug, ObjectId(post_id), {"$inc": {"revenueCents": cents}}) if cents else []
+    def set_revenue(self, slug: str, post_id: str, cents: int, scored: dict) -> list[Write]:
+        """A post's revenue, with its score (posts.scores.Scores.of) computed from it."""
+        return self.update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents, **scored}})
 
-    def set_revenue(self, slug: str, post_id: str, cents: int) -> list[Write]:
-        return self.update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents}})
+    def posts_in(self, session: ClientSession, slug: str, post_ids: list[str]) -> dict[str, dict]:
+        """What a score is computed from, of these posts, by id."""
+        query = {"_id": {"$in": [ObjectId(p) for p in post_ids]}, "workspace": slug}
+        return {str(d["_id"]): d for d in self.posts.find(query, projection=SCORED, session=session)}
+
+    # -- triage (posts.triage) --------------------------------------------------------------
+
+    def triage_settings(self, slug: str, session: ClientSession | None = None) -> dict | None:
+        return self.triage.find_one({"_id": slug}, session=session)
+
+    def save_triage(self, slug: str, version: int, stored: dict) -> list[Write]:
+        """The settings' new version, and a move of every change clock of the workspace: a post
+        created in a transaction that read the old version moves one clock too, so it conflicts
+        and runs again, reading the new one (posts.scores)."""
+        clocks = [Update(self.clock_docs, {"_id": clock}, {"$inc": {"n": 1}}, upsert=True) for clock in clock_ids(slug)]
+        return [Update(self.triage, {"_id": slug}, {"$set": {**stored, "version": version, "updatedAt": now()}}, upsert=True), *clocks]
+
+    def scored_after(self, slug: str, after: ObjectId, limit: int) -> list[dict]:
+        """A batch of a workspace's posts in id order, with what their score and facets follow."""
+        query = {"workspace": slug, "_id": {"$gt": after}}
+        return list(self.posts.find(query, projection=SCORED, sort=[("_id", 1)], limit=limit))
+
+    def scored(self, slug: str, oids: list[ObjectId]) -> list[dict]:
+        return list(self.posts.find({"workspace": slug, "_id": {"$in": oids}}, projection=SCORED))
+
+    # -- suggested duplicates (posts.suggestions) -------------------------------------------
+
+    def suggest(self, doc: dict) -> bool:
+        """Queue a suggestion unless its pair was ever suggested (then False)."""
+        try:
+            self.suggestions.insert_one(doc)
+            return True
+        except DuplicateKeyError:
+            return False
+
+    def suggestion_page(self, slug: str, state: str, limit: int, offset: int) -> list[dict]:
+        return list(self.suggestions.find({"workspace": slug, "state": state}, sort=[("createdAt", -1), ("_id", -1)],
+                                          skip=offset, limit=limit))
+
+    def find_suggestion(self, slug: str, suggestion_id: str, session: ClientSession | None = None) -> dict | None:
+        return self.suggestions.find_one({"_id": suggestion_id, "workspace": slug}, session=session)
+
+    def decide(self, slug: str, suggestion_id: str, state: str, actor: dict | None) -> Update:
+        """Close an open suggestion (the filter makes a second decision match nothing)."""
+        return Update(self.suggestions, {"_id": suggestion_id, "workspace": slug, "state": "open"},
+                      {"$set": {"state": state, "decidedBy": actor, "decidedAt": now()}})
+
+    def close_suggestions_of(self, slug: str, post_id: str, actor: dict | None) -> Update:
+        """The open suggestions naming a post that was just merged: they no longer apply."""
+        return Update(self.suggestions, {"workspace": slug, "state": "open", "$or": [{"postId": post_id}, {"intoId": post_id}]},
+                      {"$set": {"state": "superseded", "decidedBy": actor, "decidedAt": now()}}, many=True)
 
     # -- board statistics -------------------------------------------------------------------
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import falcon
 
+from common.errors import BadRequest
 from common.validation import OFFSET, media, page_params, param
 from posts import schemas
 from posts.service import ListQuery
+
+FIELD_PREFIX = "field."
 
 
 class Resource:
@@ -28,12 +31,57 @@ class PostList(Resource):
             limit=param(req, "limit", schemas.LIST_LIMIT),
             offset=param(req, "offset", OFFSET),
             moderation=param(req, "moderationState", schemas.MODERATION_FILTER),
+            tags=_tags(req),
+            owner=param(req, "owner", schemas.OWNER_FILTER) or None,
+            fields=tuple((name[len(FIELD_PREFIX):], param(req, name, schemas.FIELD_FILTER))
+                         for name in sorted(req.params) if name.startswith(FIELD_PREFIX)),
         )
         resp.media = self.service.list(req.context.caller, slug, query)
 
     def on_post(self, req, resp, slug):
         resp.status = falcon.HTTP_201
         resp.media = self.service.create(req.context.caller, slug, media(req))
+
+
+def _tags(req) -> tuple[str, ...]:
+    """The ``tag`` filter: given once or more (posts with every one)."""
+    raw = req.params.get("tag")
+    tags = [] if raw is None else [raw] if isinstance(raw, str) else raw
+    if len(tags) > schemas.TAG_FILTER["maxItems"]:
+        raise BadRequest(f"query parameter 'tag' is given more than {schemas.TAG_FILTER['maxItems']} times")
+    for tag in tags:
+        if not 0 < len(tag) <= schemas.TAG_FILTER["items"]["maxLength"]:
+            raise BadRequest("query parameter 'tag' must be a tag's slug")
+    return tuple(tags)
+
+
+class Triage(Resource):
+    """GET / PUT /v1/workspaces/{slug}/triage: the workspace's tags, custom fields and score formula."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.triage_settings(req.context.caller, slug)
+
+    def on_put(self, req, resp, slug):
+        resp.media = self.service.save_triage(req.context.caller, slug, media(req))
+
+
+class SuggestionList(Resource):
+    """GET /v1/workspaces/{slug}/suggestions: suspected duplicates for the team, newest first."""
+
+    def on_get(self, req, resp, slug):
+        limit, offset = page_params(req, schemas.SUGGESTIONS_LIMIT)
+        state = param(req, "state", schemas.SUGGESTION_STATE)
+        resp.media = self.service.suggestions(req.context.caller, slug, state, limit, offset)
+
+
+class SuggestionAccept(Resource):
+    def on_post(self, req, resp, slug, suggestionId):
+        resp.media = self.service.accept_suggestion(req.context.caller, slug, suggestionId)
+
+
+class SuggestionDismiss(Resource):
+    def on_post(self, req, resp, slug, suggestionId):
+        resp.media = self.service.dismiss_suggestion(req.context.caller, slug, suggestionId)
 
 
 class PostSearch(Resource):

@@ -20,11 +20,13 @@ from pymongo.client_session import ClientSession
 from common.claims import MEMBER_PREFIXES
 from common.db import Write
 from posts.repository import PostRepository
+from posts.scores import Scores
 
 
 class Revenue:
-    def __init__(self, repo: PostRepository):
+    def __init__(self, repo: PostRepository, scores: Scores):
         self.repo = repo
+        self.scores = scores  # a post's score follows its revenue
 
     # -- votes ------------------------------------------------------------------------------
 
@@ -88,19 +90,27 @@ class Revenue:
             gone = [c for c in before if c not in companies]
             new = [c for c in companies if c not in before]
             writes: list[Write] = [self.repo.set_member(slug, user, companies), self.repo.set_vote_companies(slug, user, companies)]
-            for counts_for in self.repo.counted_posts_of(session, slug, user):
+            counted = self.repo.counted_posts_of(session, slug, user)
+            posts = self.repo.posts_in(session, slug, counted) if counted and (gone or new) else {}
+            for counts_for, post in posts.items():
                 taken, lost = self.count(session, slug, counts_for, gone, -1)
                 added, won = self.count(session, slug, counts_for, new, 1)
-                if taken or added or lost or won:
-                    writes += [*lost, *won, *self.repo.change_revenue(slug, counts_for, taken + added)]
+                writes += [*lost, *won]
+                if taken + added:
+                    post = {**post, "revenueCents": post.get("revenueCents", 0) + taken + added}
+                    writes += self.repo.set_revenue(slug, counts_for, post["revenueCents"], self.scores.of(session, slug, post))
             self.repo.write(session, writes)
 
         self.repo.transaction(work, hot_key=f"member {slug} {user}")
 
     def _resum(self, slug: str, post_id: str) -> None:
         def work(session):
+            post = self.repo.posts_in(session, slug, [post_id]).get(post_id)
+            if post is None:
+                return
             counting = [c for c, n in self.repo.post_companies(session, post_id).items() if n > 0]
             total = sum(self.repo.spends(session, slug, counting).values()) if counting else 0
-            self.repo.write(session, self.repo.set_revenue(slug, post_id, total))
+            scored = self.scores.of(session, slug, {**post, "revenueCents": total})
+            self.repo.write(session, self.repo.set_revenue(slug, post_id, total, scored))
 
         self.repo.transaction(work, hot_key=post_id)

@@ -15,7 +15,7 @@ from common.validation import (
     obj,
     string,
 )
-from posts import contract
+from posts import contract, triage
 
 # A board or status named in a body; one the workspace does not have is a 404.
 BOARD_SLUG = string(100, 1, description="slug of one of the workspace's boards (another is 404)")
@@ -39,7 +39,36 @@ UPDATE_POST = obj(
         "content": long_string(contract.CONTENT_MAX, description="markdown; longer is 413"),
         "notify": {"type": "boolean", "default": True,
                    "description": "false: a status change mails nobody (silent housekeeping; the event still says it)"},
+        "owner": {"type": ["string", "null"], "maxLength": 210, "pattern": r"^person:[^\s]{1,200}$",
+                  "description": "a team member's user id (person:<id>; another is 400), null: nobody (team only)"},
+        "eta": {"type": ["string", "null"], "pattern": r"^[0-9]{4}-(0[1-9]|1[0-2])$", "description": "the month it should ship, YYYY-MM; null: none"},
+        "tags": {"type": "array", "items": string(40, 1), "maxItems": triage.MAX_TAGS,
+                 "description": "the post's tags, by slug (the workspace's: GET /triage; another is 400), replacing its tags"},
+        "fields": {"type": "object", "maxProperties": triage.MAX_FIELDS,
+                   "description": "custom field values by key, merged into the post's (null clears one); each must fit its field's type (400)"},
     }
+)
+# A workspace's triage settings (PUT /triage replaces them whole; posts.triage).
+TRIAGE = obj(
+    {
+        "tags": {"type": "array", "maxItems": triage.MAX_TAGS, "items": obj(
+            {"slug": string(40, 1, pattern=triage.KEY_PATTERN), "name": string(60, 1, pattern=VISIBLE),
+             "color": string(7, 7, pattern=triage.COLOR_PATTERN, description="#rrggbb")},
+            required=("slug", "name", "color"))},
+        "fields": {"type": "array", "maxItems": triage.MAX_FIELDS, "items": obj(
+            {"key": string(40, 1, pattern=triage.KEY_PATTERN, description="its name in filters (field.<key>=) and the score formula"),
+             "name": string(60, 1, pattern=VISIBLE),
+             "type": choice(triage.FIELD_TYPES),
+             "public": {"type": "boolean", "default": False, "description": "shown on the board and to every caller; false: the team's only"},
+             "options": {"type": "array", "maxItems": triage.MAX_OPTIONS, "items": string(60, 1, pattern=VISIBLE),
+                         "description": "select and multiselect fields: the values allowed"},
+             "min": {"type": "number"}, "max": {"type": "number"}},
+            required=("key", "name", "type"))},
+        "scoreFormula": {"type": ["string", "null"], "maxLength": triage.FORMULA_MAX,
+                         "description": "arithmetic over votes, revenue and number or checkbox field keys: + - * / ( ) min() max(); "
+                                        "null: the vote count"},
+    },
+    required=("tags", "fields"),
 )
 MERGE = obj(
     {"intoPostId": string(64, 1, description="the canonical post's id (an unknown or malformed one is 404)")},
@@ -78,7 +107,14 @@ VOTES_LIMIT = integer(1, contract.VOTES_LIMIT[1], contract.VOTES_LIMIT[0])
 BOARD_FILTER = {**TEXT, "description": "board slug; an unknown board matches nothing"}
 STATUS_FILTER = {**TEXT, "description": "status slug; an unknown status matches nothing"}
 TEXT_FILTER = {**TEXT, "description": "text filter: posts containing every significant word (stemmed)"}
-SORT = choice(contract.SORTS, contract.DEFAULT_SORT, description="ties broken by id; revenue (the spend of the companies behind the votes) is the team's only")
+SORT = choice(contract.SORTS, contract.DEFAULT_SORT,
+              description="ties broken by id; revenue (the spend of the companies behind the votes) and score (the workspace's formula) are the team's only")
+TAG_FILTER = {"type": "array", "items": string(40, 1), "maxItems": 10, "description": "tag slug, repeatable: posts with every one"}
+OWNER_FILTER = {**TEXT, "maxLength": 210, "description": "team only: the owner's user id (person:<id>)"}
+FIELD_FILTER = string(60, 1, description="field.<key>=<value>: posts whose select, multiselect or checkbox field has the value "
+                                        "(an internal field: the team only)")
+SUGGESTION_STATE = choice(contract.SUGGESTION_STATES, contract.OPEN)
+SUGGESTIONS_LIMIT = integer(1, contract.SUGGESTIONS_LIMIT[1], contract.SUGGESTIONS_LIMIT[0])
 MODERATION_FILTER = choice(
     contract.MODERATION_STATES,
     description="managers: filter by state (default: all); others may only ask for approved",

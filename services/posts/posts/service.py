@@ -21,6 +21,7 @@ others are merged into is 409; a post into itself 400.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,16 +34,20 @@ from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import now, object_id
 from common.person_directory import PersonDirectory
+from common.db import Write
 from common.validation import check
-from posts import access, contract, embeddings, schemas, shapes, text
+from posts import access, contract, embeddings, schemas, shapes, text, triage
 from posts.config import PostsConfig
 from posts.reads import Filters, Reads, open_reads
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 from posts.revenue import Revenue
+from posts.scores import Scores
 
 log = logging.getLogger(__name__)
 ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
+# What a post written before triage holds in place of each triage field (no change: not changed).
+_ABSENT = {"tags": [], "fields": {}, "owner": None, "eta": None}
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,9 @@ class ListQuery:
     limit: int = contract.LIST_LIMIT[0]
     offset: int = 0
     moderation: str | None = None  # managers only, unless "approved"
+    tags: tuple[str, ...] = ()  # every one of these tags
+    owner: str | None = None  # the team only: the owner's user id
+    fields: tuple[tuple[str, str], ...] = ()  # (key, value): select, multiselect and checkbox fields
 
 
 def shadow(post_id: str) -> str:
@@ -75,7 +83,8 @@ class PostService:
         self.config = config
         self.embedder = embedder  # None: semantic search is off (POSTS_SEMANTIC_SEARCH)
         self.reads = reads if reads is not None else open_reads(repo, config)  # POSTS_READ_ENGINE
-        self.revenue = Revenue(repo)
+        self.scores = Scores(repo)
+        self.revenue = Revenue(repo, self.scores)
 
     # -- who may ------------------------------------------------------------------------------
 
@@ -110,7 +119,15 @@ class PostService:
         merged = [d["_id"] for d in docs if d.get("mergedInto")]
         voted = self.repo.voted_ids(access.identity(caller), live, merged) if docs else set()
         manager = access.is_manager(caller, slug)
-        return [shapes.post(d, ws, str(d["_id"]) in voted, manager) for d in docs]
+        settings = self._triage_of(slug, docs)
+        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings) for d in docs]
+
+    def _triage_of(self, slug: str, docs: list[dict], session=None) -> triage.Settings:
+        """The settings that show these posts: read (current: which fields are internal) when
+        one has tags or field values."""
+        if any(d.get("tags") or d.get("fields") for d in docs):
+            return self.scores.settings(slug, session)
+        return shapes.NO_TRIAGE
 
     # -- posts --------------------------------------------------------------------------------
 
@@ -123,10 +140,14 @@ class PostService:
         title = _title(fields["title"])
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
-        doc = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
+        new = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
+        actor = auth.actor(caller)
 
-        event = {"post": shapes.post_event(doc, ws), "actor": auth.actor(caller)}
-        self.repo.add_post(slug, doc, self.repo.event(slug, contract.POST_CREATED, event))
+        def make(settings_doc: dict | None):
+            doc = {**new, **self.scores.compiled(slug, settings_doc).derived(new)}
+            return doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws), "actor": actor})
+
+        doc = self.repo.add_post(slug, make)
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
         return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
 
@@ -141,6 +162,17 @@ class PostService:
             raise Forbidden("only managers can list posts that are not approved")
         if query.sort in contract.TEAM_SORTS and not manager:
             raise Forbidden(f"only the team can sort by {query.sort}: it would tell what customers spend")
+        if query.owner is not None and not manager:
+            raise Forbidden("only the team can filter by owner")
+        facets = [triage.TAG_FACET + t for t in query.tags]
+        if query.owner is not None:
+            facets.append(triage.OWNER_FACET + query.owner)
+        sort = query.sort
+        if query.fields or sort == contract.SCORE_SORT:
+            settings = self.scores.settings(slug)
+            facets += [triage.parse_filter(settings, key, value, manager) for key, value in query.fields]
+            if sort == contract.SCORE_SORT and settings.version == 0:
+                sort = "top"  # no formula saved: the score is the vote count (and older posts keep none)
         board_id = None
         if query.board:
             ws, board = self._board(slug, query.board)
@@ -149,8 +181,8 @@ class PostService:
             board_id = board["id"]
         words = tuple(text.word_terms(query.q)) if query.q else ()
         filters = Filters(manager=manager, board=board_id, status=query.status,
-                          moderation=query.moderation if manager else None, words=words)
-        docs = self.reads.page(slug, filters, query.sort, query.limit, query.offset)
+                          moderation=query.moderation if manager else None, words=words, facets=tuple(facets))
+        docs = self.reads.page(slug, filters, sort, query.limit, query.offset)
         return {"items": self._shape(caller, slug, ws, docs)}
 
     def warm_up(self) -> None:
@@ -177,14 +209,25 @@ class PostService:
             change["statusSlug"] = wanted
         if "moderationState" in fields:
             change["moderationState"] = fields["moderationState"]
+        if "eta" in fields:
+            change["eta"] = fields["eta"]
+        if "owner" in fields:
+            change["owner"] = self._owner(slug, fields["owner"])
         vector = self._vector(change["title"]) if "title" in change else {}  # not inside the transaction
         actor = auth.actor(caller)
+        triaged = {"tags", "fields", "owner"} & set(fields)  # what the score and the facets follow
 
         def work(session):
             before = self.repo.find_post(slug, oid, session)
             if before is None:
                 raise NotFound(f"post '{post_id}' not found")
-            changed = {k: v for k, v in change.items() if before.get(k) != v}
+            settings = self.scores.settings(slug, session) if triaged else None
+            if "tags" in fields:
+                change["tags"] = triage.check_tags(settings, fields["tags"])
+            if "fields" in fields:
+                given = {**(before.get("fields") or {}), **triage.check_values(settings, fields["fields"])}
+                change["fields"] = {k: v for k, v in given.items() if v is not None}
+            changed = {k: v for k, v in change.items() if before.get(k, _ABSENT.get(k)) != v}
             if not changed:
                 return before
             update = dict(changed, updatedAt=now())
@@ -197,10 +240,12 @@ class PostService:
                 update["listed"] = changed["moderationState"] == contract.APPROVED and not before.get("mergedInto")
             if "statusSlug" in changed:
                 update["statusChangedBy"], update["statusChangedAt"] = actor, update["updatedAt"]
+            if settings is not None and triaged & set(changed):
+                update.update(settings.derived({**before, **update}))
             after = {**before, **update}
             if {"title", "moderationState"} & set(changed):
                 self.repo.update_links(session, after)
-            shape = shapes.post_event(after, ws)
+            shape = shapes.post_event(after, ws, settings or self._triage_of(slug, [after], session))
             writes = self.repo.update_post(slug, oid, {"$set": update})
             others = sorted(set(changed) - {"statusSlug"})
             if others:
@@ -215,6 +260,17 @@ class PostService:
 
         doc = self.repo.transaction(work)
         return self._shape(caller, slug, ws, [doc])[0]
+
+    def _owner(self, slug: str, user: str | None) -> dict | None:
+        """A post's owner: a member of the workspace's team, as ``{id, name}``."""
+        if user is None:
+            return None
+        if self.people is None:
+            raise BadRequest("this deployment has no people service: posts have no owners")
+        member = next((m for m in self.people.team(slug) if m["id"] == user), None)
+        if member is None:
+            raise BadRequest(f"field 'owner': '{user}' is not a member of this workspace's team")
+        return {"id": user, "name": member.get("name") or member.get("email")}
 
     def _vector(self, title: str) -> dict:
         """The title vector fields of a post with ``title`` (none when semantic search is off:
@@ -334,7 +390,7 @@ class PostService:
         round trip for their counts and one for their spend."""
         ws = self._participant(caller, slug, "anonVote")
         doc, created = self._cast(caller, slug, post_id, access.identity(caller), {"name": caller.name})
-        return shapes.post(doc, ws, True, access.is_manager(caller, slug)), created
+        return shapes.post(doc, ws, True, access.is_manager(caller, slug), self._triage_of(slug, [doc])), created
 
     def vote_for(self, caller: auth.Caller, slug: str, post_id: str, body) -> tuple[dict, bool]:
         """A vote for someone else, from a sales call or a support ticket: a team member, a
@@ -386,6 +442,8 @@ class PostService:
             revenue, counted = self.revenue.count(session, slug, post_id, companies, 1)
             doc["voteCount"] += 1
             doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
+            scored = self.scores.of(session, slug, doc)
+            doc.update(scored)
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
             self.repo.write(session, [
@@ -393,7 +451,7 @@ class PostService:
                                       createdAt=now(), **extra),
                 *touched,
                 *counted,
-                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1, "revenueCents": revenue}}),
+                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1, "revenueCents": revenue}, "$set": scored}),
                 self.repo.event(slug, contract.VOTE_CREATED, event),
             ])
             return doc
@@ -417,13 +475,16 @@ class PostService:
             revenue, counted = self.revenue.count(session, slug, post_id, companies, -1)
             doc["voteCount"] -= 1
             doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
+            scored = self.scores.of(session, slug, doc)
+            doc.update(scored)
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             writes = [self.repo.delete_vote(user, post_id)]
             children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
             if children:
                 # The voter's uncounted votes on merged posts go too: they no longer back this idea.
                 writes.append(self.repo.delete_votes(user, children))
-            writes += [*touched, *counted, *self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1, "revenueCents": revenue}}),
+            writes += [*touched, *counted,
+                       *self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1, "revenueCents": revenue}, "$set": scored}),
                        self.repo.event(slug, contract.VOTE_DELETED, event)]
             if self.repo.write(session, writes)[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
@@ -433,7 +494,7 @@ class PostService:
             doc = self.repo.transaction(work, hot_key=post_id)
         except NotVoted:
             doc = self._visible(caller, slug, post_id)  # had not voted: nothing changes
-        return shapes.post(doc, ws, False, access.is_manager(caller, slug))
+        return shapes.post(doc, ws, False, access.is_manager(caller, slug), self._triage_of(slug, [doc]))
 
     def _votable(self, session, caller: auth.Caller, slug: str, post_id: str) -> dict:
         """The post as this transaction reads it; refuse (and so abort) when it is unknown,
@@ -521,6 +582,10 @@ class PostService:
     def merge(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         auth.require_manager(caller, slug)
         into_id = check(body, schemas.MERGE)["intoPostId"]
+        return self._merge(caller, slug, post_id, into_id)
+
+    def _merge(self, caller: auth.Caller, slug: str, post_id: str, into_id: str, before: list[Write] = ()) -> dict:
+        """Merge ``post_id`` into ``into_id``, with ``before`` (writes of the same transaction)."""
         ws = self.workspaces.get(slug)
         a_oid = object_id(post_id, "post")
         b_oid = object_id(into_id, "post")
@@ -550,19 +615,27 @@ class PostService:
             stamp = now()
             a_set = {"mergedInto": shapes.link(b), "listed": False, "revenueCents": 0, "updatedAt": stamp}
             entry = shapes.link(a, voteCount=a.get("voteCount", 0))
+            a_set.update(self.scores.of(session, slug, {**a, **a_set}))
             a = {**a, **a_set}
             b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry],
                  "revenueCents": b_revenue, "updatedAt": stamp}
+            b_scored = self.scores.of(session, slug, b)
+            b.update(b_scored)
             b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry},
-                        "$set": {"revenueCents": b_revenue, "updatedAt": stamp}}
-            data = {"post": shapes.post_event(a, ws), "into": shapes.post_event(b, ws), "actor": actor}
-            self.repo.write(session, [
+                        "$set": {"revenueCents": b_revenue, "updatedAt": stamp, **b_scored}}
+            settings = self._triage_of(slug, [a, b], session)
+            data = {"post": shapes.post_event(a, ws, settings), "into": shapes.post_event(b, ws, settings), "actor": actor}
+            touched = self.repo.write(session, [
+                *before,
                 *counted,
                 *uncounted,
+                self.repo.close_suggestions_of(slug, a_id, actor),
                 *self.repo.update_post(slug, a_oid, {"$set": a_set}),
                 *self.repo.update_post(slug, b_oid, b_change),
                 self.repo.event(slug, contract.POST_MERGED, data),
             ])
+            if 0 in touched[:len(before)]:
+                raise Conflict("the suggestion was decided meanwhile")  # aborts the merge too
             return a
 
         doc = self.repo.transaction(work)
@@ -585,6 +658,7 @@ class PostService:
             stamp = now()
             a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED,
                      "revenueCents": a_revenue, "updatedAt": stamp}
+            a_set.update(self.scores.of(session, slug, {**a, **a_set}))
             a = {**a, **a_set}
             writes += self.repo.update_post(slug, a_oid, {"$set": a_set})
             b = self.repo.find_post(slug, ObjectId(b_id), session)
@@ -592,16 +666,114 @@ class PostService:
                 b_revenue, counted = self.revenue.retally(session, slug, b_id)
                 b = {**b, "voteCount": b.get("voteCount", 0) - moved, "revenueCents": b_revenue, "updatedAt": stamp,
                      "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
+                b_scored = self.scores.of(session, slug, b)
+                b.update(b_scored)
                 b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}},
-                            "$set": {"revenueCents": b_revenue, "updatedAt": stamp}}
+                            "$set": {"revenueCents": b_revenue, "updatedAt": stamp, **b_scored}}
                 writes += [*counted, *self.repo.update_post(slug, b["_id"], b_change)]
-            data = {"post": shapes.post_event(a, ws), "from": shapes.post_event(b, ws) if b else None, "actor": auth.actor(caller)}
+            settings = self._triage_of(slug, [a, b] if b else [a], session)
+            data = {"post": shapes.post_event(a, ws, settings), "from": shapes.post_event(b, ws, settings) if b else None,
+                    "actor": auth.actor(caller)}
             writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
             self.repo.write(session, writes)
             return a
 
         doc = self.repo.transaction(work)
         return self._shape(caller, slug, ws, [doc])[0]
+
+    # -- triage settings ----------------------------------------------------------------------
+
+    def triage_settings(self, caller: auth.Caller, slug: str) -> dict:
+        """The workspace's tags and public fields (everyone: the board shows them); its internal
+        fields and score formula (the team)."""
+        self.workspaces.get(slug)
+        return self.scores.settings(slug).shown(access.is_manager(caller, slug))
+
+    def save_triage(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Replace the workspace's triage settings; its posts are rescored after (posts.scores)."""
+        auth.require_manager(caller, slug)
+        stored = triage.check_settings(check(body, schemas.TRIAGE))
+        self.workspaces.get(slug)
+        actor = auth.actor(caller)
+
+        def work(session):
+            current = self.repo.triage_settings(slug, session)
+            settings = triage.Settings(version=(current or {}).get("version", 0) + 1, tags=tuple(stored["tags"]),
+                                       fields=tuple(stored["fields"]), formula_text=stored["scoreFormula"])
+            self.repo.write(session, [
+                *self.repo.save_triage(slug, settings.version, stored),
+                self.repo.event(slug, contract.TRIAGE_UPDATED, {"settings": settings.shown(True), "actor": actor}),
+            ])
+            return settings
+
+        return self.repo.transaction(work, hot_key=f"triage {slug}").shown(True)
+
+    # -- suggested duplicates -----------------------------------------------------------------
+
+    def suggest_duplicates(self, slug: str, post_id: str) -> int:
+        """Queue the listed posts most similar to a new post (its title, as search compares
+        them) for the team; how many were queued. A pair suggested before, whatever became of
+        it, is not queued again."""
+        oid = ObjectId(post_id)
+        doc = self.repo.find_post(slug, oid)
+        if doc is None or doc.get("mergedInto"):
+            return 0
+        vector = embeddings.from_stored(self.repo.embedding_of(oid))
+        if self.reads.cache.fresh(slug) is None:
+            # Compared with the whole workspace, not only the posts sharing a word: the search
+            # index is built now (a background build finding it there skips).
+            self.reads.cache.build(slug)
+        matches = self.reads.search_candidates(slug, doc["title"], vector, False, None, self.config.lexical_candidates)
+        queued = 0
+        created = (round(doc["createdAt"].timestamp() * 1000), int(post_id, 16))
+        for match in matches:
+            other = f"{match.entry.oid:024x}"
+            if other == post_id:
+                continue
+            if match.similarity < self.config.suggest_similarity or queued == contract.SUGGESTIONS_PER_POST:
+                break
+            # The newer of the two is the one to fold in (this event may be handled after a later post's).
+            newer, older = (post_id, other) if created > (match.entry.created, match.entry.oid) else (other, post_id)
+            queued += self.repo.suggest({
+                "_id": suggestion_id(slug, newer, older), "workspace": slug, "postId": newer, "intoId": older,
+                "similarity": round(match.similarity, 4), "state": contract.OPEN, "decidedBy": None, "createdAt": now(),
+            })
+        return queued
+
+    def suggestions(self, caller: auth.Caller, slug: str, state: str, limit: int, offset: int) -> dict:
+        """The suggested duplicates in ``state``, newest first, with both posts (team only)."""
+        auth.require_manager(caller, slug)
+        ws = self.workspaces.get(slug)
+        docs = self.repo.suggestion_page(slug, state, limit, offset)
+        posts = self.repo.posts_by_id(list({ObjectId(p) for d in docs for p in (d["postId"], d["intoId"])}))
+        return {"items": [shapes.suggestion(d, posts, ws) for d in docs]}
+
+    def accept_suggestion(self, caller: auth.Caller, slug: str, suggestion_id_: str) -> dict:
+        """Merge the suggestion's newer post into the older one (votes move as a merge moves
+        them); the merged post, as the merge route returns it."""
+        auth.require_manager(caller, slug)
+        found = self._open_suggestion(slug, suggestion_id_)
+        decide = self.repo.decide(slug, found["_id"], contract.ACCEPTED, auth.actor(caller))
+        return self._merge(caller, slug, found["postId"], found["intoId"], before=[decide])
+
+    def dismiss_suggestion(self, caller: auth.Caller, slug: str, suggestion_id_: str) -> dict:
+        """Not duplicates: the pair is never suggested again."""
+        auth.require_manager(caller, slug)
+        ws = self.workspaces.get(slug)
+        found = self._open_suggestion(slug, suggestion_id_)
+        if not self.repo.decide(slug, found["_id"], contract.DISMISSED, auth.actor(caller)).apply(None):
+            raise Conflict(f"suggestion '{suggestion_id_}' was decided meanwhile")
+        doc = self.repo.find_suggestion(slug, found["_id"])
+        posts = self.repo.posts_by_id([ObjectId(doc["postId"]), ObjectId(doc["intoId"])])
+        return shapes.suggestion(doc, posts, ws)
+
+    def _open_suggestion(self, slug: str, suggestion_id_: str) -> dict:
+        found = self.repo.find_suggestion(slug, suggestion_id_)
+        if found is None:
+            raise NotFound(f"suggestion '{suggestion_id_}' not found")
+        if found["state"] != contract.OPEN:
+            raise Conflict(f"suggestion '{suggestion_id_}' is {found['state']} already")
+        return found
 
     def _existing(self, slug: str, oid: ObjectId, session) -> dict:
         doc = self.repo.find_post(slug, oid, session)
@@ -631,6 +803,11 @@ def new_post(slug: str, board_id: str, title: str, content: str, status: str, ca
         updatedAt=created,
         **vector,
     )
+
+
+def suggestion_id(slug: str, a: str, b: str) -> str:
+    """One id per workspace and pair of posts, whichever is the newer."""
+    return hashlib.sha256(" ".join([slug, *sorted((a, b))]).encode()).hexdigest()[:24]
 
 
 def _title(title: str) -> str:

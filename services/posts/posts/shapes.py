@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bson import ObjectId
+
 from common.ids import iso
 from common.money import from_cents
 from posts.contract import APPROVED
 from posts.readmodel import Snapshot
+from posts.triage import Settings
+
+NO_TRIAGE = Settings()
 
 
-def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) -> dict:
+def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, triage: Settings = NO_TRIAGE) -> dict:
     """A Post as the caller may see it: ``commentCount`` counts private comments for managers
-    only, merged posts that are not approved (pending, rejected, spam) and ``revenue`` show to
-    managers only."""
+    only, merged posts that are not approved (pending, rejected, spam), ``revenue``, the owner,
+    the score and internal fields show to managers only (``triage``: the workspace's settings,
+    which say which fields are internal; a post without tags or fields needs none)."""
     comments = doc.get("commentCount", 0) + (doc.get("privateCommentCount", 0) if manager else 0)
     merged_into = doc.get("mergedInto")
     if merged_into and not (manager or _approved(merged_into)):
@@ -33,16 +39,18 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False) ->
         "mergedInto": {"id": merged_into["id"], "title": merged_into["title"]} if merged_into else None,
         "mergedPosts": [{"id": m["id"], "title": m["title"], "voteCount": m.get("voteCount", 0)} for m in merged_posts],
         "createdAt": iso(doc["createdAt"]),
+        **triage.shape(doc, manager),
     }
     if manager:  # the companies behind the votes are the team's business
         shown["revenue"] = from_cents(doc.get("revenueCents", 0))
     return shown
 
 
-def post_event(doc: dict, ws: Snapshot) -> dict:
-    """A Post in an event payload (for the team's webhook endpoints): every merged post, the
-    public comment count, no caller-specific ``voted``."""
-    shape = post(doc, ws, manager=True)
+def post_event(doc: dict, ws: Snapshot, triage: Settings = NO_TRIAGE) -> dict:
+    """A Post in an event payload (for the team's webhook endpoints, which see what the team
+    sees: internal fields, owner, score): every merged post, the public comment count, no
+    caller-specific ``voted``."""
+    shape = post(doc, ws, manager=True, triage=triage)
     shape["commentCount"] = doc.get("commentCount", 0)
     del shape["voted"]
     return shape
@@ -110,3 +118,25 @@ def stalled(doc: dict, manager: bool, at: datetime) -> dict:
 def roadmap_entry(doc: dict) -> dict:
     """A roadmap item, from what the read engine returns of the post (posts.reads.Reads.roadmap)."""
     return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0)}
+
+
+def suggestion(doc: dict, posts: dict, ws: Snapshot) -> dict:
+    """A suggested duplicate as the team sees it: both posts (null once deleted), how similar."""
+    def brief_of(post_id: str) -> dict | None:
+        found = posts.get(ObjectId(post_id))
+        if found is None:
+            return None
+        return {"id": post_id, "title": found["title"], "status": ws.status_shape(found["statusSlug"]),
+                "voteCount": found.get("voteCount", 0), "moderationState": found["moderationState"],
+                "mergedInto": found["mergedInto"]["id"] if found.get("mergedInto") else None}
+
+    return {
+        "id": doc["_id"],
+        "post": brief_of(doc["postId"]),
+        "into": brief_of(doc["intoId"]),
+        "similarity": doc["similarity"],
+        "state": doc["state"],
+        "decidedBy": doc.get("decidedBy"),
+        "decidedAt": iso(doc["decidedAt"]) if doc.get("decidedAt") else None,
+        "createdAt": iso(doc["createdAt"]),
+    }

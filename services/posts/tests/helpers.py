@@ -122,18 +122,19 @@ def new_workspace(context, prefix: str) -> str:
 
 def shapes_of_lists(rng: random.Random) -> list[tuple[Filters, str, int, int]]:
     """Every documented list shape (docs/services/posts.md, "Lists"): each sort, for everyone and
-    for managers, unfiltered and by board, status, word, board and status, and (managers) each
-    moderation state; each with a page drawn at random."""
+    for managers, unfiltered and by board, status, word, board and status, tags and fields
+    (``TRIAGE``), and (managers) each moderation state; each with a page drawn at random."""
     found = []
     for sort in contract.SORTS:
         for manager_ in (False, True):
             filters = [Filters(), Filters(board="b1"), Filters(status="planned"), Filters(words=tuple(text.word_terms("slack"))),
-                       Filters(board="b2", status="open")]
+                       Filters(board="b2", status="open"), Filters(facets=("tag:bug",)),
+                       Filters(facets=("field:platform=ios", "tag:ux")), Filters(board="b1", facets=("field:blocker=true",))]
             if manager_:
                 filters += [Filters(moderation=m) for m in contract.MODERATION_STATES]
             for f in filters:
                 offset, limit = rng.choice([(0, 20), (0, 5), (3, 7), (10, 100)])
-                found.append((Filters(manager_, f.board, f.status, f.moderation, f.words), sort, limit, offset))
+                found.append((Filters(manager_, f.board, f.status, f.moderation, f.words, f.facets), sort, limit, offset))
     return found
 
 

@@ -21,6 +21,14 @@ from posts.service import PostService
 from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, shapes_of_lists, user
 
 BUDGET = 64 * 2**20
+TAGS = [{"slug": s, "name": s, "color": "#336699"} for s in ("bug", "ux", "api")]
+FIELDS = [{"key": "platform", "name": "Platform", "type": "multiselect", "options": ["ios", "web"], "public": True},
+          {"key": "blocker", "name": "Blocker", "type": "checkbox"},
+          {"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3}]
+# The settings the equivalence test moves between: a RICE-like formula and others, a narrower field.
+TRIAGE = [{"tags": TAGS, "fields": FIELDS, "scoreFormula": "(votes + revenue / 100) * impact + blocker * 5"},
+          {"tags": TAGS, "fields": FIELDS, "scoreFormula": "votes / impact - blocker"},
+          {"tags": TAGS[:2], "fields": FIELDS[:1] + [{**FIELDS[2], "max": 2}], "scoreFormula": None}]
 
 
 def straightforward(context, slug: str, filters: Filters, sort: str, limit: int, offset: int) -> list[str]:
@@ -35,7 +43,7 @@ def straightforward(context, slug: str, filters: Filters, sort: str, limit: int,
             continue
         if filters.board and d["boardId"] != filters.board or filters.status and d["statusSlug"] != filters.status:
             continue
-        if not set(filters.words) <= set(d.get("terms", ())):
+        if not set(filters.words) <= set(d.get("terms", ())) or not set(filters.facets) <= set(d.get("facets", ())):
             continue
         kept.append(d)
     for key, direction in reversed(contract.SORTS[sort]):
@@ -64,16 +72,34 @@ def straightforward_revenue(context, slug: str) -> dict[str, int]:
             for p in db.posts.find({"workspace": slug})}
 
 
+def straightforward_scores(context, slug: str) -> dict[str, float]:
+    """Each post's score, from its stored values and the workspace's formula, computed here."""
+    db = context.store.db
+    settings = db.triage_settings.find_one({"_id": slug}) or {}
+    formula = settings.get("scoreFormula") or "votes"
+    fields = {f["key"]: f for f in settings.get("fields", [])}
+    scores = {}
+    for p in db.posts.find({"workspace": slug}):
+        names = {"votes": p.get("voteCount", 0), "revenue": p.get("revenueCents", 0) / 100}
+        for key, f in fields.items():
+            value = p.get("fields", {}).get(key)
+            names[key] = (1 if value else 0) if f["type"] == "checkbox" else value if value is not None else f.get("min", 0)
+        scores[str(p["_id"])] = eval(formula, {"__builtins__": {}, "max": max, "min": min}, names)  # noqa: S307 - our own formulas
+    return scores
+
+
 def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(context):
     slug = new_workspace(context, "eq")
     rng = random.Random(20)
     service = context.service
     engines = {"memory": MemoryReads(service.repo, BUDGET, background=False),
                "mongo": MongoReads(service.repo, BUDGET, background=False)}
+    service.save_triage(manager(slug), slug, TRIAGE[0])
     voters = [user(slug) for _ in range(6)]
     ids: list[str] = []
     merged: list[str] = []
-    moves = ["create", "vote", "unvote", "comment", "moderate", "merge", "unmerge", "status", "edit", "spend", "membership"]
+    moves = ["create", "vote", "unvote", "comment", "moderate", "merge", "unmerge", "status", "edit", "spend", "membership",
+             "triage", "settings"]
     companies = ["c0", "c1", "c2"]
     done = {m: 0 for m in moves}
     for step in range(60):
@@ -101,6 +127,13 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
                 service.revenue.company_updated(slug, rng.choice(companies), rng.randrange(0, 100_000))
             elif move == "membership":
                 service.revenue.membership_changed(slug, rng.choice(voters).user_id, rng.sample(companies, rng.randrange(0, 3)))
+            elif move == "triage":
+                service.update(manager(slug), slug, pid, {"tags": rng.sample(["bug", "ux", "api"], rng.randrange(0, 3)), "fields": {
+                    "platform": rng.sample(["ios", "web"], rng.randrange(0, 3)) or None, "blocker": rng.choice([True, False, None]),
+                    "impact": rng.choice([None, 1, 2, 3])}})
+            elif move == "settings":  # then the rescore the consumer runs on triage.updated (posts.consumers)
+                service.save_triage(manager(slug), slug, rng.choice(TRIAGE))
+                service.scores.rescore(slug)
             elif move == "status":
                 service.update(manager(slug), slug, pid, {"statusSlug": rng.choice(STATUSES)})
             else:
@@ -110,6 +143,8 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
             assert str(getattr(ex, "status", ""))[:1] == "4", ex
         revenue = {str(p["_id"]): p.get("revenueCents", 0) for p in context.store.db.posts.find({"workspace": slug})}
         assert revenue == straightforward_revenue(context, slug), (step, move)
+        scores = {str(p["_id"]): p.get("score") for p in context.store.db.posts.find({"workspace": slug})}
+        assert scores == pytest.approx(straightforward_scores(context, slug)), (step, move)
         for filters, sort, limit, offset in shapes_of_lists(rng):
             expected = straightforward(context, slug, filters, sort, limit, offset)
             for name, engine in engines.items():

@@ -46,12 +46,12 @@ def test_a_post_its_event_and_its_clock_commit_together_or_not_at_all(context, s
     doc = new_post(slug, "b1", "Atomic", "", "open", manager(slug))
     ws = context.workspaces.get(slug)
     created = {"post": shapes.post_event(doc, ws), "actor": auth.actor(manager(slug))}
-    repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, created))
+    repo.add_post(slug, lambda _settings: (doc, repo.event(slug, contract.POST_CREATED, created)))
     clocks, events = repo.clocks(slug), repo.outbox.collection.count_documents({"key": slug})
     assert sum(clocks.values()) == 1 and events == 1
 
     with pytest.raises(DuplicateKeyError):  # the same post again: its insert fails...
-        repo.add_post(slug, doc, repo.event(slug, contract.POST_CREATED, created))
+        repo.add_post(slug, lambda _settings: (doc, repo.event(slug, contract.POST_CREATED, created)))
     # ...and the clock's move and the event, written in the same transaction, are undone with it.
     assert repo.clocks(slug) == clocks
     assert repo.outbox.collection.count_documents({"key": slug}) == events

@@ -13,7 +13,7 @@ def test_search_finds_duplicates_a_person_would(board):
     assert items and items[0]["id"] == target["id"]
     assert all(0 <= i["similarity"] <= 1 for i in items)
     assert [i["similarity"] for i in items] == sorted((i["similarity"] for i in items), reverse=True)
-    assert set(items[0]) == {*target, "similarity"} - {"revenue"}, "a Post, as a visitor sees it (the creator is a manager)"
+    assert set(items[0]) == {*target, "similarity"} - {"revenue", "owner", "score"}, "a Post, as a visitor sees it (the creator is a manager)"
 
 
 def test_search_handles_typos_boards_and_limits(workspace):

@@ -32,13 +32,15 @@ ENGINES = (MEMORY, MONGO)
 @dataclass(frozen=True)
 class Filters:
     """Which posts a list shows: listed ones, or for a manager every post not merged
-    (``moderation`` narrows it); on a board, in a status, with every one of ``words``."""
+    (``moderation`` narrows it); on a board, in a status, with every one of ``words`` and
+    ``facets``."""
 
     manager: bool = False
     board: str | None = None  # a board's id
     status: str | None = None
     moderation: str | None = None  # managers only
     words: tuple[str, ...] = field(default_factory=tuple)  # posts.text.word_terms
+    facets: tuple[str, ...] = field(default_factory=tuple)  # every one of these (posts.triage: tags, owner, fields)
 
 
 class Reads(Protocol):

@@ -91,7 +91,8 @@ class MemoryReads(MongoReads):
         if index is None:
             return super().page(slug, filters, sort, limit, offset)
         entries = index.page(sort, filters.manager, offset, limit, board=filters.board, status=filters.status,
-                             moderation=filters.moderation if filters.manager else None, words=list(filters.words))
+                             moderation=filters.moderation if filters.manager else None, words=list(filters.words),
+                             facets=list(filters.facets))
         return self.documents([ObjectId(oid_hex(e.oid)) for e in entries])
 
     def roadmap(self, slug: str, statuses: list[str], board: str | None, limit: int) -> dict[str, list[dict]]:

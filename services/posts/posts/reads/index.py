@@ -3,7 +3,7 @@ the search candidates of both engines): what lists, the roadmap and search need 
 so their cost does not grow with the board (docs/services/posts.md, "Reads").
 
 A workspace's index holds each post's filters (board, status, moderation state, whether it is
-listed or merged), sort keys (created, votes, comments, revenue), title and search features, and keeps
+listed or merged, its facets: tags, owner, fields), sort keys (created, votes, comments, revenue, score), title and search features, and keeps
 one sorted order per sort for each population (``listed``: what everyone sees; ``open``: every
 post not merged into another, for managers). A page is read off its sorted order; a filter is
 applied while walking it, and a filter that matches too few posts for the walk to fill the page
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import struct
 import sys
 import threading
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ SORTS: dict[str, Callable[["Entry"], int]] = {
     "top": lambda e: -((e.votes << OID_BITS) | e.oid),
     "discussed": lambda e: -((e.comments << OID_BITS) | e.oid),
     "revenue": lambda e: -((e.revenue << OID_BITS) | e.oid),
+    "score": lambda e: -((score_key(e.score) << OID_BITS) | e.oid),
 }
 # A filtered page walks its sorted order at most this many entries (or WALK_PER_ITEM per item
 # wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
@@ -63,6 +65,8 @@ class Entry:
     votes: int
     comments: int  # public comments
     revenue: int  # cents (posts.revenue)
+    score: float | None  # posts.scores
+    facets: tuple[str, ...]  # posts.triage: tags, owner, filterable fields
     title: str
     terms: tuple[str, ...]  # its search terms (posts.text.index_terms), each also in the postings
     title_terms: tuple[str, ...]  # what search scores
@@ -81,6 +85,8 @@ class Entry:
             votes=doc.get("voteCount", 0),
             comments=doc.get("commentCount", 0),
             revenue=doc.get("revenueCents", 0),
+            score=doc.get("score"),
+            facets=tuple(sys.intern(f) for f in doc.get("facets") or ()),
             title=doc["title"],
             terms=tuple(sys.intern(t) for t in doc.get("terms", ())),
             title_terms=tuple(sys.intern(t) for t in doc.get("titleTerms", ())),
@@ -89,6 +95,15 @@ class Entry:
 
     def populations(self) -> tuple[str, ...]:
         return ((LISTED,) if self.listed else ()) + ((OPEN,) if not self.merged else ())
+
+
+def score_key(score: float | None) -> int:
+    """A non-negative integer ordered as the score is (the IEEE 754 bits, negatives flipped);
+    no score orders first, as MongoDB's null does."""
+    if score is None:
+        return 0
+    bits = struct.unpack(">Q", struct.pack(">d", float(score) + 0.0))[0]  # + 0.0: -0.0 is 0.0
+    return bits ^ 0xFFFF_FFFF_FFFF_FFFF if bits >> 63 else bits | 1 << 63
 
 
 def oid_hex(oid: int) -> str:
@@ -179,6 +194,7 @@ class WorkspaceIndex:
         self.by_board: dict[str, set[int]] = {}
         self.by_status: dict[str, set[int]] = {}
         self.by_moderation: dict[str, set[int]] = {}
+        self.by_facet: dict[str, set[int]] = {}
         self.postings: dict[str, set[int]] = {}
         self.vectors = Vectors()
         self.clocks = dict(clocks)  # change clock -> the count this index has caught up with
@@ -220,6 +236,8 @@ class WorkspaceIndex:
         self.by_moderation.setdefault(e.moderation, set()).add(e.oid)
         for term in e.terms:
             self.postings.setdefault(term, set()).add(e.oid)
+        for facet in e.facets:
+            self.by_facet.setdefault(facet, set()).add(e.oid)
 
     def _remove(self, e: Entry) -> None:
         del self.entries[e.oid]
@@ -233,6 +251,8 @@ class WorkspaceIndex:
         self.by_moderation[e.moderation].discard(e.oid)
         for term in e.terms:
             self.postings[term].discard(e.oid)
+        for facet in e.facets:
+            self.by_facet[facet].discard(e.oid)
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -246,9 +266,11 @@ class WorkspaceIndex:
         status: str | None = None,
         moderation: str | None = None,
         words: list[str] = (),
+        facets: list[str] = (),
     ) -> list[Entry]:
         """A page of posts in ``sort`` order: listed ones, or for a manager every post not
-        merged (``moderation`` narrows it), filtered by board, status and words (all of them)."""
+        merged (``moderation`` narrows it), filtered by board, status, words and facets (all
+        of them)."""
         pop = OPEN if manager else LISTED
         with self.lock:
             filters = [
@@ -258,6 +280,7 @@ class WorkspaceIndex:
                     self.by_status.get(status, set()) if status is not None else None,
                     self.by_moderation.get(moderation, set()) if moderation is not None else None,
                     *(self.postings.get(w, set()) for w in words),
+                    *(self.by_facet.get(f, set()) for f in facets),
                 )
                 if s is not None
             ]
@@ -341,12 +364,12 @@ class WorkspaceIndex:
         with self.lock:
             total = size(self.entries) + sum(size(m) for m in self.members.values())
             for e in self.entries.values():
-                total += size(e) + size(e.oid) + size(e.title) + size(e.terms) + size(e.title_terms)
+                total += size(e) + size(e.oid) + size(e.title) + size(e.terms) + size(e.title_terms) + size(e.facets)
             for order in self.orders.values():
                 # A SortedList keeps its keys in sublists, plus a "maxes" list and an index.
                 total += sum(size(part) for part in order._lists) + size(order._maxes) + size(order._index)
                 total += sum(size(k) for part in order._lists for k in part)
-            for sets in (self.by_board, self.by_status, self.by_moderation, self.postings):
+            for sets in (self.by_board, self.by_status, self.by_moderation, self.by_facet, self.postings):
                 total += size(sets) + sum(size(s) for s in sets.values())
             v = self.vectors
             total += v.matrix.nbytes + size(v.row_of) + size(v.oid_at) + size(v.free)

@@ -1,0 +1,102 @@
+"""Keeping each post's score and facets (posts.triage) current: on every change of what they
+follow, and across the workspace after its triage settings change (docs/services/posts.md,
+"Triage and scores").
+
+Every write that changes a post's votes, revenue, tags, fields or owner sets its ``score`` in
+the same update, with the settings of the version the post names (``scoreVersion``): a
+version's formula never changes, so this process keeps it once read, and a vote costs no
+read of the settings. A save of the settings commits a new version and a ``triage.updated``
+event; this service's consumer then runs :meth:`Scores.rescore`, which moves every post of
+the workspace to that version in batches, each a transaction that reads the posts and writes
+them. A write that read a post before the batch rewrote it conflicts with the batch and runs
+again, reading the new version; one after it reads the new version: no post keeps a score of
+the old formula.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bson import ObjectId
+from cachetools import LRUCache
+from pymongo.client_session import ClientSession
+
+from posts.repository import PostRepository
+from posts.triage import Settings
+
+log = logging.getLogger(__name__)
+RESCORE_BATCH = 500  # posts per transaction of a rescore
+FIRST = ObjectId("0" * 24)
+
+
+class Scores:
+    def __init__(self, repo: PostRepository):
+        self.repo = repo
+        self._versions: LRUCache = LRUCache(maxsize=10_000)  # (slug, version) -> Settings: a version never changes
+
+    def settings(self, slug: str, session: ClientSession | None = None) -> Settings:
+        """The workspace's settings now (a read: the fields' visibility must be current)."""
+        return self.compiled(slug, self.repo.triage_settings(slug, session))
+
+    def compiled(self, slug: str, doc: dict | None) -> Settings:
+        """The settings of a stored document (compiled once per version)."""
+        version = (doc or {}).get("version", 0)
+        cached = self._versions.get((slug, version))
+        if cached is None:
+            cached = self._versions[(slug, version)] = Settings.from_doc(doc)
+        return cached
+
+    def _of_version(self, session: ClientSession, slug: str, version: int) -> Settings:
+        cached = self._versions.get((slug, version))
+        if cached is not None:
+            return cached
+        if version == 0:  # no settings saved: the score is the vote count
+            return self._versions.setdefault((slug, 0), Settings())
+        # Not seen here yet: the current settings are this version or a later one, which
+        # the post may follow as well (a rescore moves it there anyway).
+        return self.settings(slug, session)
+
+    def of(self, session: ClientSession, slug: str, doc: dict) -> dict:
+        """The score fields to $set with a change of a post's votes or revenue (``doc``: the
+        post as it is after the change)."""
+        settings = self._of_version(session, slug, doc.get("scoreVersion", 0))
+        return {"score": settings.formula.score(settings.values(doc)), "scoreVersion": settings.version}
+
+    def rescore(self, slug: str) -> int:
+        """Move every post of the workspace to its current settings (score, facets, and tags
+        and values those settings no longer allow); how many posts changed."""
+        changed, after = 0, FIRST
+        while True:
+            batch = self.repo.scored_after(slug, after, RESCORE_BATCH)
+            changed += self._conform(slug, batch)
+            if len(batch) < RESCORE_BATCH:
+                break
+            after = batch[-1]["_id"]
+        log.info("rescored %s: %d posts changed", slug, changed)
+        return changed
+
+    def _conform(self, slug: str, docs: list[dict]) -> int:
+        """Write each post's conformed values, in one short transaction per round: each update
+        applies only while the post is as read (its ``changedAt``); the posts written since are
+        read again for the next round. The transaction opens with its read of the settings, so
+        a write racing it conflicts with it and one of the two runs again."""
+        changed = 0
+        while docs:
+            def work(session):
+                settings = self.settings(slug, session)
+                planned = []
+                for doc in docs:
+                    conformed = settings.conform(doc)
+                    update = {**conformed, **settings.derived({**doc, **conformed})}
+                    if any(doc.get(k) != v for k, v in update.items()):
+                        planned.append((doc["_id"], update, doc.get("changedAt")))
+                writes = [w for oid, update, stamp in planned
+                          for w in self.repo.update_post(slug, oid, {"$set": update}, expect={"changedAt": stamp})]
+                counts = self.repo.write(session, writes) if writes else []
+                missed = [oid for (oid, _, _), matched in zip(planned, counts[::2]) if not matched]
+                return len(planned) - len(missed), missed
+
+            done, missed = self.repo.transaction(work)
+            changed += done
+            docs = self.repo.scored(slug, missed) if missed else []
+        return changed

@@ -1,0 +1,73 @@
+"""Scores kept current (posts.scores), in process against the real local database: writes racing
+a save of the settings leave no post on an old formula, and a rescore conforms posts to
+narrower settings."""
+
+import threading
+
+from posts.triage import Settings
+
+from .helpers import manager, user
+
+FIELDS = [{"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3},
+          {"key": "area", "name": "Area", "type": "select", "options": ["api", "ui"]}]
+
+
+def settings_body(formula: str, fields=FIELDS, tags=("bug", "ux")) -> dict:
+    return {"tags": [{"slug": t, "name": t, "color": "#123456"} for t in tags], "fields": fields, "scoreFormula": formula}
+
+
+def stored(context, slug: str) -> list[dict]:
+    return list(context.store.db.posts.find({"workspace": slug}))
+
+
+def test_posts_created_and_voted_on_while_the_formula_changes_end_on_the_new_one(context, slug):
+    service = context.service
+    service.save_triage(manager(slug), slug, settings_body("votes * impact"))
+    service.scores.rescore(slug)
+    seed = [service.create(manager(slug), slug, {"boardSlug": "features", "title": f"Seed {i}", "content": ""})["id"] for i in range(5)]
+    errors: list[Exception] = []
+    stop = threading.Event()
+
+    def writer(n: int) -> None:
+        try:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                created = service.create(manager(slug), slug, {"boardSlug": "features", "title": f"Race {n}-{i}", "content": ""})
+                service.vote(user(slug), slug, created["id"])
+                service.vote(user(slug), slug, seed[i % len(seed)])
+        except Exception as ex:  # noqa: BLE001 - reported below
+            errors.append(ex)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    for t in threads:
+        t.start()
+    for formula in ("votes * impact + 100", "votes - impact", "impact * 7 + votes * 2"):
+        service.save_triage(manager(slug), slug, settings_body(formula))
+        service.scores.rescore(slug)  # as the consumer does on triage.updated
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    final = service.scores.settings(slug)
+    assert final.formula.text == "impact * 7 + votes * 2"
+    posts = stored(context, slug)
+    assert len(posts) > 10
+    for doc in posts:  # no further rescore: every write after the last save computed with it
+        assert doc["scoreVersion"] == final.version, doc["title"]
+        assert doc["score"] == final.formula.score(final.values(doc)), doc["title"]
+
+
+def test_a_rescore_drops_what_narrower_settings_no_longer_allow(context, slug):
+    service = context.service
+    service.save_triage(manager(slug), slug, settings_body("votes * impact"))
+    post = service.create(manager(slug), slug, {"boardSlug": "features", "title": "Conform me", "content": ""})
+    service.update(manager(slug), slug, post["id"], {"tags": ["bug", "ux"], "fields": {"impact": 3, "area": "ui"}})
+    narrower = [{**FIELDS[0], "max": 2}, {**FIELDS[1], "options": ["api"]}]
+    service.save_triage(manager(slug), slug, settings_body("votes + impact", narrower, tags=("ux",)))
+    assert service.scores.rescore(slug) == 1
+    doc = stored(context, slug)[0]
+    assert doc["tags"] == ["ux"] and doc["fields"] == {} and doc["facets"] == ["tag:ux"]
+    assert doc["score"] == 1.0  # no votes, impact back to its minimum
+    assert service.scores.rescore(slug) == 0  # nothing left to change
+    assert Settings.from_doc(context.store.db.triage_settings.find_one({"_id": slug})).version == 2
