@@ -37,7 +37,7 @@ class ApiClient:
         token...); query parameters that are None or empty are left out. Return the decoded body
         of a 2xx answer, else raise ApiError."""
         params = {k: v for k, v in (query or {}).items() if v not in (None, "")}
-        url = self.base + "/v1" + quote(path) + (("?" + urlencode(params)) if params else "")
+        url = self.base + "/v1" + quote(path) + (("?" + urlencode(params, doseq=True)) if params else "")  # a list: repeated
         headers = {"Accept": "application/json", **identity}
         body = None
         if payload is not None:

@@ -9,11 +9,13 @@ headers the gateway passes through in ``plugin.py``. Which role gets what is enf
 the API on every call; docs/services/mcp.md lists the same surface for people.
 """
 
-READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats")
+READ_TOOLS = ("search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats", "get_triage_settings")
 WRITE_TOOLS = ("create_post", "comment_on_post", "vote_on_post")
-MANAGER_READS = ("list_voters",)  # who is behind a post: addresses, companies, spend
+# Who is behind a post (addresses, companies, spend); the suggested duplicates.
+MANAGER_READS = ("list_voters", "list_suggestions")
 MANAGER_WRITES = ("vote_on_behalf",)
-MANAGER_TOOLS = ("update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog", *MANAGER_READS, *MANAGER_WRITES)
+MANAGER_TOOLS = ("update_post", "triage_post", "merge_posts", "unmerge_post", "accept_suggestion", "dismiss_suggestion",
+                 "create_changelog", "publish_changelog", *MANAGER_READS, *MANAGER_WRITES)
 TOOLS_BY_ROLE = {
     "read": READ_TOOLS,
     "write": READ_TOOLS + WRITE_TOOLS,

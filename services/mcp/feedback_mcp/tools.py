@@ -34,6 +34,8 @@ from feedback_mcp.api import ApiError, WorkspaceApi
 from feedback_mcp.config import McpConfig
 
 ID_PATTERN = rf"^{HEX_ID.pattern}$"  # an id is 24 hex digits (common.ids)
+TAG_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"  # a tag's slug, a custom field's key (docs/services/posts.md)
+OWNER_PATTERN = r"^person:[A-Za-z0-9_-]{1,200}$"
 
 
 def an_id(description: str) -> FieldInfo:
@@ -101,22 +103,32 @@ class Tools:
         board: Board = None,
         status: Annotated[str | None, a_slug("A status slug (e.g. open, planned, complete); omit for every status")] = None,
         query: Annotated[str | None, Field(description="Keep posts containing every significant word of this text")] = None,
-        sort: Annotated[Literal["newest", "oldest", "top", "discussed", "revenue"],
+        sort: Annotated[Literal["newest", "oldest", "top", "discussed", "revenue", "score"],
                         Field(description="newest, oldest, top (most votes), discussed (most comments) or, managers only, "
-                                          "revenue (the monthly spend of the companies behind the votes)")] = "newest",
+                                          "revenue (the monthly spend of the companies behind the votes) or score (the "
+                                          "workspace's formula: get_triage_settings)")] = "newest",
         moderation_state: Annotated[Literal["approved", "pending", "rejected", "spam"] | None, Field(description="Managers only: posts in this moderation state")] = None,
+        tags: Annotated[list[Annotated[str, Field(pattern=TAG_PATTERN)]], Field(max_length=10, description="Keep posts with every one of these tag slugs")] = [],  # noqa: B006 - pydantic copies defaults
+        owner: Annotated[str | None, Field(pattern=OWNER_PATTERN, description="Managers only: keep posts owned by this team member (person:<id>)")] = None,
+        fields: Annotated[dict[Annotated[str, Field(pattern=TAG_PATTERN)], str], Field(max_length=10, description="Keep posts whose select, multiselect or checkbox field has this value, e.g. {\"platform\": \"ios\", \"blocker\": \"true\"}")] = {},  # noqa: B006
         limit: Limit = 20,
         offset: Offset = 0,
     ) -> dict[str, Any]:
         """List posts with filters and a sort (merged posts are never listed)."""
-        return calling(lambda: self.api.get("/posts", board=board, status=status, q=query, sort=sort,
-                                            moderationState=moderation_state, limit=limit, offset=offset))
+        return calling(lambda: self.api.get("/posts", board=board, status=status, q=query, sort=sort, moderationState=moderation_state,
+                                            tag=tags or None, owner=owner, limit=limit, offset=offset,
+                                            **{f"field.{k}": v for k, v in fields.items()}))
 
     def get_post(self, post_id: PostId) -> dict[str, Any]:
         """Read one post with its comment thread (thread order: each comment followed by its replies)."""
         post = calling(lambda: self.api.get(f"/posts/{segment(post_id)}"))
         comments = calling(lambda: self.api.get(f"/posts/{segment(post_id)}/comments", limit=service.COMMENTS_LIMIT))["items"]
         return {"post": post, "comments": comments}
+
+    def get_triage_settings(self) -> dict[str, Any]:
+        """The workspace's tags and custom fields (each with its key, type and options), for filters and
+        triage_post; managers also see the internal fields and the score formula."""
+        return calling(lambda: self.api.get("/triage"))
 
     def get_roadmap(self, board: Board = None) -> dict[str, Any]:
         """The public roadmap: one column per roadmap status, most voted posts first."""
@@ -183,6 +195,40 @@ class Tools:
         if not changes:
             raise ToolError("give at least one of status, moderation_state, title, content")
         return calling(lambda: self.api.patch(f"/posts/{segment(post_id)}", changes))
+
+    def triage_post(
+        self,
+        post_id: PostId,
+        owner: Annotated[str | None, Field(pattern=OWNER_PATTERN, description="The team member who owns it (person:<id>)")] = None,
+        eta: Annotated[str | None, Field(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$", description="The month it should ship, YYYY-MM")] = None,
+        tags: Annotated[list[Annotated[str, Field(pattern=TAG_PATTERN)]] | None, Field(max_length=100, description="Its tags by slug, replacing the ones it has")] = None,
+        fields: Annotated[dict[Annotated[str, Field(pattern=TAG_PATTERN)], Any] | None, Field(max_length=50, description="Custom field values by key (null clears one), merged into the post's")] = None,
+        clear: Annotated[list[Literal["owner", "eta"]], Field(description="Remove the owner or the ETA")] = [],  # noqa: B006
+    ) -> dict[str, Any]:
+        """Triage a post: its owner, ETA, tags and custom fields (see get_triage_settings). Give at least one."""
+        changes = {k: v for k, v in {"owner": owner, "eta": eta, "tags": tags, "fields": fields}.items() if v is not None}
+        changes.update({k: None for k in clear})
+        if not changes:
+            raise ToolError("give at least one of owner, eta, tags, fields, clear")
+        return calling(lambda: self.api.patch(f"/posts/{segment(post_id)}", changes))
+
+    def list_suggestions(
+        self,
+        state: Annotated[Literal["open", "accepted", "dismissed", "superseded"], Field(description="open: waiting for the team")] = "open",
+        limit: Limit = 20,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Suggested duplicates, newest first: each new post with a similar listed post and how similar
+        (accept_suggestion merges the first into the second; dismiss_suggestion: never suggested again)."""
+        return calling(lambda: self.api.get("/suggestions", state=state, limit=limit, offset=offset))
+
+    def accept_suggestion(self, suggestion_id: Annotated[str, Field(pattern=ID_PATTERN, description="The suggestion's id, as list_suggestions returns it")]) -> dict[str, Any]:
+        """Accept a suggested duplicate: its post is merged into the other (votes move); answers the merged post."""
+        return calling(lambda: self.api.post(f"/suggestions/{segment(suggestion_id)}/accept"))
+
+    def dismiss_suggestion(self, suggestion_id: Annotated[str, Field(pattern=ID_PATTERN, description="The suggestion's id, as list_suggestions returns it")]) -> dict[str, Any]:
+        """Dismiss a suggested duplicate: the two posts are not the same request; never suggested again."""
+        return calling(lambda: self.api.post(f"/suggestions/{segment(suggestion_id)}/dismiss"))
 
     def merge_posts(
         self,

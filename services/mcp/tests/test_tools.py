@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+import anyio
+
 import pytest
 import requests
 
@@ -13,9 +15,10 @@ from testkit import assert_error
 
 from .helpers import FEEDBACK, TRANSPORTS, CountingProxy, data, error, session
 
-READS = {"search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats"}
+READS = {"search_posts", "list_posts", "get_post", "get_roadmap", "list_changelogs", "board_stats", "get_triage_settings"}
 WRITES = {"create_post", "comment_on_post", "vote_on_post"}
-MANAGES = {"update_post", "merge_posts", "unmerge_post", "create_changelog", "publish_changelog", "list_voters", "vote_on_behalf"}
+MANAGES = {"update_post", "triage_post", "merge_posts", "unmerge_post", "accept_suggestion", "dismiss_suggestion", "create_changelog",
+           "publish_changelog", "list_voters", "list_suggestions", "vote_on_behalf"}
 OFFERED = {"read": READS, "write": READS | WRITES, "manager": READS | WRITES | MANAGES}
 
 
@@ -192,6 +195,10 @@ def test_read_key_is_refused_every_write(stack, api, workspace, keys, transport)
         "create_changelog": {"title": "x", "slug": "x", "content": "x"},
         "publish_changelog": {"changelog_id": "0" * 24},
         "vote_on_behalf": {"post_id": post["id"], "email": "a@example.com", "source": "x"},
+        "triage_post": {"post_id": post["id"], "eta": "2027-01"},
+        "list_suggestions": {},
+        "accept_suggestion": {"suggestion_id": "0" * 24},
+        "dismiss_suggestion": {"suggestion_id": "0" * 24},
     }
 
     async def steps(client):
@@ -315,3 +322,49 @@ def test_an_escaped_segment_reaches_no_other_route(stack, api, workspace, keys):
             as_manager.patch(f"/posts/{segment(value)}", {"title": "Hijacked"})
         assert 400 <= refused.value.status < 500 and refused.value.status != 401, (value, refused.value.status)
     assert read_title() == "Reached", "no escaped value reached the entry"
+
+
+def test_a_manager_agent_triages_and_works_the_duplicate_queue_and_a_read_key_sees_no_internal_field(stack, api, workspace, keys):
+    r = api.put(f"{workspace.path}/triage", key=keys["manager"], json={
+        "tags": [{"slug": "billing", "name": "Billing", "color": "#16a34a"}],
+        "fields": [{"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3},
+                   {"key": "platform", "name": "Platform", "type": "select", "options": ["ios", "web"], "public": True}],
+        "scoreFormula": "votes * impact"})
+    assert r.status_code == 200, r.text
+    original = post_via_api(api, workspace, keys["write"], "Pay invoices by bank transfer", "SEPA transfer for invoices")
+    duplicate = post_via_api(api, workspace, keys["write"], "Pay invoices with a bank transfer", "Bank transfer (SEPA) for invoices")
+
+    async def as_manager(client):
+        settings = data(await client.call_tool("get_triage_settings", {}))
+        triaged = data(await client.call_tool("triage_post", {"post_id": original["id"], "eta": "2027-02", "tags": ["billing"],
+                                                               "fields": {"impact": 3, "platform": "web"}}))
+        bad_field = error(await client.call_tool("triage_post", {"post_id": original["id"], "fields": {"impact": 7}}))
+        cleared = data(await client.call_tool("triage_post", {"post_id": original["id"], "clear": ["eta"]}))
+        by_tag = data(await client.call_tool("list_posts", {"tags": ["billing"], "sort": "score"}))
+        by_field = data(await client.call_tool("list_posts", {"fields": {"platform": "web"}}))
+        for _ in range(100):  # the queue fills as the posts service compares the new post
+            queue = data(await client.call_tool("list_suggestions", {}))
+            if queue["items"]:
+                break
+            await anyio.sleep(0.3)
+        accepted = data(await client.call_tool("accept_suggestion", {"suggestion_id": queue["items"][0]["id"]}))
+        again = error(await client.call_tool("dismiss_suggestion", {"suggestion_id": queue["items"][0]["id"]}))
+        return locals()
+
+    m = session("http", stack.url, keys["manager"], as_manager)
+    assert [f["key"] for f in m["settings"]["fields"]] == ["impact", "platform"] and m["settings"]["scoreFormula"] == "votes * impact"
+    assert m["triaged"]["fields"] == {"impact": 3, "platform": "web"} and m["triaged"]["eta"] == "2027-02"
+    assert "fields.impact" in m["bad_field"] and m["cleared"]["eta"] is None
+    assert [p["id"] for p in m["by_tag"]["items"]] == [original["id"]] == [p["id"] for p in m["by_field"]["items"]]
+    assert m["queue"]["items"][0]["post"]["id"] == duplicate["id"] and m["queue"]["items"][0]["into"]["id"] == original["id"]
+    assert m["accepted"]["mergedInto"]["id"] == original["id"] and "(HTTP 409)" in m["again"]
+
+    async def as_reader(client):
+        return (data(await client.call_tool("get_post", {"post_id": original["id"]})),
+                data(await client.call_tool("get_triage_settings", {})),
+                error(await client.call_tool("list_posts", {"fields": {"impact": "3"}})))
+
+    post, settings, refused = session("http", stack.url, keys["read"], as_reader)
+    assert post["post"]["fields"] == {"platform": "web"} and "score" not in post["post"] and "owner" not in post["post"]
+    assert [f["key"] for f in settings["fields"]] == ["platform"] and "scoreFormula" not in settings
+    assert "(HTTP 400)" in refused
