@@ -199,10 +199,13 @@ def api_caller(base_url: str, http):
 
 
 def insert_posts(db, slug: str, board_ids: list[str], seeds: list[tuple[str, str]], stored_vectors: dict[str, bytes], rng,
-                 batch_size: int = 2000) -> None:
+                 batch_size: int = 2000, triage=None) -> None:
     """Write generated posts (``(title, content)``) straight into the posts database with the
     service's own document builder, oldest first, a second apart, with random statuses, votes
-    and comment counts, and their titles' stored vectors, as if embedded when written."""
+    and comment counts, and their titles' stored vectors, as if embedded when written. With
+    ``triage`` (the workspace's saved ``posts.triage.Settings``, with a number field ``impact``
+    and a tag ``bug``): an impact of 1-3 and every fourth post tagged, with the score and facets
+    the service would compute."""
     from datetime import timedelta
 
     from common import auth
@@ -220,6 +223,9 @@ def insert_posts(db, slug: str, board_ids: list[str], seeds: list[tuple[str, str
         # A third of the posts with customers behind them (not drawn from rng: the rest of the
         # generated board stays what earlier figures measured).
         doc["revenueCents"] = (i * 7919) % 5_000_000 if i % 3 == 0 else 0
+        if triage is not None:
+            doc["fields"], doc["tags"] = {"impact": 1 + i % 3}, ["bug"] if i % 4 == 0 else []
+            doc.update(triage.derived(doc))
         batch.append(doc)
         if len(batch) == batch_size:
             db.posts.insert_many(batch)

@@ -44,6 +44,8 @@ READS = {
     "list board+status": "/posts?limit=20&board=features&status=planned",
     "list page 26": "/posts?limit=20&offset=500&sort=discussed",
     "list revenue (team)": "/posts?limit=20&sort=revenue",
+    "list score (team)": "/posts?limit=20&sort=score",
+    "list tag": "/posts?limit=20&tag=bug",
     "list q": "/posts?limit=20&q=export",
     "roadmap": "/roadmap",
     "search": "/posts/search?q=export%20my%20reports%20to%20a%20spreadsheet",
@@ -51,6 +53,11 @@ READS = {
     "agent-context": "/agent-context",
     "board page (HTML)": "/b/{slug}",  # the web site's board: its own API calls through the gateway
 }
+
+
+TRIAGE = {"tags": [{"slug": "bug", "name": "Bug", "color": "#dc2626"}],
+          "fields": [{"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3}],
+          "scoreFormula": "(votes + revenue / 1000) * impact"}
 
 
 def percentiles(values: list[float]) -> tuple[float, float]:
@@ -79,6 +86,7 @@ def main() -> None:
     from common.devstack import LocalStack, free_port
     from common.ids import now
     from posts import embeddings
+    from posts.triage import Settings
 
     print(f"machine: {machine()}")
     ensure_wrk()
@@ -108,7 +116,11 @@ def main() -> None:
             seeds = [generated_post(rng) for _ in range(size - 1)]
             vectors = title_vectors(embedder, [title for title, _ in seeds])
             stored = {title: embeddings.to_stored(vector) for title, vector in vectors.items()}
-            insert_posts(db, slug, [board["id"], other["id"]], seeds, stored, rng)
+            # A RICE-like score over votes, revenue and a number field, and a tag (docs/services/posts.md).
+            saved = call("PUT", f"/workspaces/{slug}/triage", TRIAGE, key)
+            triage = Settings(version=saved["version"], tags=tuple(saved["tags"]), fields=tuple(saved["fields"]),
+                              formula_text=saved["scoreFormula"])
+            insert_posts(db, slug, [board["id"], other["id"]], seeds, stored, rng, triage=triage)
             t0 = now()
             comments = [
                 {"workspace": slug, "postId": ObjectId(hot), "parentId": None, "path": f"{i:06d}",
