@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from testkit import wait_for
 
 from .helpers import create_post, invite
 
@@ -146,6 +147,95 @@ def test_manager_changes_status_and_merges(page, site, workspace):
     page.click("text=Undo the merge")
     page.wait_for_load_state()
     assert page.locator(".notice").count() == 0
+
+
+def test_a_manager_triages_from_the_post_page_and_the_board_resorts_by_score(page, site, workspace):
+    """With the score formula ``votes * impact``, a manager sets a post's owner, ETA, a tag and
+    its impact through the post page's form; the post shows them, the tag's chip takes its
+    colour from the site's stylesheet, and the board sorted by score puts it first."""
+    r = workspace.api.put(f"{workspace.path}/triage", key=workspace.key, json={
+        "tags": [{"slug": "bug", "name": "Bug", "color": "#dc2626"}, {"slug": "ux", "name": "UX", "color": "#2563eb"}],
+        "fields": [{"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3}],
+        "scoreFormula": "votes * impact"})
+    assert r.status_code == 200, r.text
+    asked, big = create_post(workspace, "Often asked, small"), create_post(workspace, "Rarely asked, big")
+    for i, post in enumerate((asked, asked, asked, big, big)):
+        r = workspace.api.post(f"{workspace.path}/posts/{post['id']}/vote", user=workspace.user_token(f"b-voter-{i}"))
+        assert r.status_code in (200, 201), r.text
+    accept_invitation(page, invite(workspace, "browser-triager@example.com"))
+
+    def board_order():
+        return [r.get_attribute("data-post-id") for r in page.locator("li.post-row").all()]
+
+    page.goto(site)
+    page.select_option("#f-sort", "score")  # site.js applies a filter on change
+    page.wait_for_url(re.compile(r"sort=score"))
+    assert board_order() == [asked["id"], big["id"]]  # 3 x 1 (impact's minimum), 2 x 1
+
+    page.goto(f"{site}/p/{big['id']}")
+    page.select_option("#t-owner", label="browser-triager")
+    page.fill("#t-eta", "2027-03")
+    page.check("#t-tag-ux")
+    page.fill("#t-f-impact", "3")
+    page.get_by_role("button", name="Save owner, ETA, tags and fields").click()
+    page.wait_for_load_state()
+    chip = page.locator(".post .tags .tag[data-tag=ux]")
+    assert chip.inner_text() == "UX" and page.locator(".post .tag[data-tag=bug]").count() == 0
+    assert chip.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(37, 99, 235)"
+    assert page.locator(".post .eta").inner_text() == "ETA: March 2027"
+    assert page.locator("dd[data-owner]").inner_text() == "browser-triager"
+    assert page.locator("dd.score").inner_text() == "6" and page.locator("dd[data-field=impact]").inner_text() == "3"
+    assert page.is_checked("#t-tag-ux") and page.input_value("#t-f-impact") == "3" and page.input_value("#t-eta") == "2027-03"
+
+    page.goto(f"{site}?sort=score")
+    assert board_order() == [big["id"], asked["id"]]  # 2 x 3 = 6, then 3 x 1
+    assert page.locator(f'[data-post-id="{big["id"]}"] .score').inner_text() == "Score 6"
+    page.select_option("#f-tag", "ux")
+    page.wait_for_url(re.compile(r"tag=ux"))
+    assert board_order() == [big["id"]]
+    stored = workspace.api.get(f"{workspace.path}/posts/{big['id']}", key=workspace.key).json()
+    assert stored["eta"] == "2027-03" and stored["fields"] == {"impact": 3} and stored["owner"]["name"] == "browser-triager"
+
+
+def test_the_suggestion_queue_accept_and_dismiss(page, site, workspace):
+    """Two pairs of look-alike posts become two suggestions; on /admin/duplicates a manager
+    merges one pair and dismisses the other, and the API agrees."""
+    titles = {}
+    for title in ("Export reports to CSV files", "Export reports as CSV", "Dark mode for the dashboard", "Dashboard dark mode"):
+        titles[create_post(workspace, title)["id"]] = title
+
+    def open_suggestions():
+        return workspace.api.get(f"{workspace.path}/suggestions", key=workspace.key).json()["items"]
+
+    suggestions = wait_for(lambda: len(open_suggestions()) >= 2 and open_suggestions(), timeout=60, what="two suggestions")
+    assert len(suggestions) == 2, suggestions
+    csv = next(s for s in suggestions if "CSV" in s["post"]["title"])
+    dark = next(s for s in suggestions if "ark mode" in s["post"]["title"])
+    accept_invitation(page, invite(workspace, "browser-dedupe@example.com"))
+    page.goto(site)
+    page.get_by_role("link", name="Duplicates").click()
+    page.wait_for_url(re.compile(r"/admin/duplicates$"))
+    assert page.locator("li.suggestion").count() == 2
+    item = page.locator(f'li[data-suggestion-id="{csv["id"]}"]')
+    assert item.locator("a").first.inner_text() == csv["post"]["title"]
+    assert f'{round(csv["similarity"] * 100)}% similar' == item.locator(".similarity").inner_text()
+    page.get_by_role("button", name=f'Merge {csv["post"]["title"]} into {csv["into"]["title"]}').click()
+    page.wait_for_url(re.compile(r"done=accept$"))
+    assert page.locator("[role=status]").inner_text() == "Merged."
+    assert page.locator("li.suggestion").count() == 1
+    page.get_by_role("button", name=f'Dismiss the suggestion for {dark["post"]["title"]}').click()
+    page.wait_for_url(re.compile(r"done=dismiss$"))
+    assert "Dismissed" in page.locator("[role=status]").inner_text()
+    assert page.locator("li.suggestion").count() == 0
+    assert "No suggested duplicates" in page.locator("main").inner_text()
+    merged = workspace.api.get(f"{workspace.path}/posts/{csv['post']['id']}", key=workspace.key).json()
+    assert merged["mergedInto"]["id"] == csv["into"]["id"]
+    states = {s["id"]: s["state"] for state in ("accepted", "dismissed") for s in workspace.api.get(
+        f"{workspace.path}/suggestions", params={"state": state}, key=workspace.key).json()["items"]}
+    assert states == {csv["id"]: "accepted", dark["id"]: "dismissed"}
+    # The merged post's page says where it went.
+    page.goto(f"{site}/p/{csv['post']['id']}")
+    assert "Merged into" in page.locator(".notice").inner_text()
 
 
 def accept_invitation(pg, link: str) -> None:
@@ -290,12 +380,26 @@ def test_script_in_post_is_inert(page, site, workspace):
 
 
 def _pages(site, workspace) -> dict[str, str]:
+    workspace.api.put(f"{workspace.path}/triage", key=workspace.key, json={
+        "tags": [{"slug": "bug", "name": "Bug", "color": "#dc2626"}, {"slug": "idea", "name": "Idea", "color": "#facc15"}],
+        "fields": [{"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3},
+                   {"key": "platform", "name": "Platform", "type": "multiselect", "options": ["ios", "web"], "public": True},
+                   {"key": "segment", "name": "Segment", "type": "select", "options": ["smb", "enterprise"]},
+                   {"key": "renewal", "name": "Renewal risk", "type": "checkbox"},
+                   {"key": "due", "name": "Due", "type": "date"}, {"key": "note", "name": "Note", "type": "text"}],
+        "scoreFormula": "votes * impact"})
     a = create_post(workspace, "Accessible dark mode", "Some **markdown** content")
     create_post(workspace, "Another idea")
+    workspace.api.patch(f"{workspace.path}/posts/{a['id']}", key=workspace.key,
+                        json={"tags": ["bug", "idea"], "eta": "2027-03", "fields": {"platform": ["web"], "impact": 2}})
     workspace.api.post(f"{workspace.path}/posts/{a['id']}/comments", key=workspace.key, json={"content": "Thanks!"})
     workspace.api.patch(f"{workspace.path}/posts/{a['id']}", key=workspace.key, json={"statusSlug": "planned"})
     workspace.api.post(f"{workspace.path}/changelogs", key=workspace.key,
                        json={"title": "Release", "slug": "rel", "content": "Done", "postIds": [a["id"]], "publish": True})
+    # A look-alike, so the duplicates page has a suggestion to show.
+    create_post(workspace, "Accessible dark mode please")
+    wait_for(lambda: workspace.api.get(f"{workspace.path}/suggestions", key=workspace.key).json()["items"], timeout=60,
+             what="a suggested duplicate")
     return {"board": site, "post": f"{site}/p/{a['id']}", "roadmap": f"{site}/roadmap", "changelog": f"{site}/changelog",
             "new": f"{site}/new", "sign-in": f"{site}/sign-in", "sso": f"{site}/sso?token={workspace.user_token('axe')}",
             "email-link": f"{site}/sign-in/email?token={'t' * 43}", "join": f"{site}/join?token={'j' * 43}",
@@ -335,8 +439,8 @@ def test_accessibility_and_screenshots(browser, site, workspace):
         invite(workspace, f"axe-pending-{theme}@example.com", "manager")
         # the sign-in link's page as a signed-in manager sees it (it says continuing switches account)
         extra = {"queue": f"{site}/admin/queue", "team": f"{site}/admin/team", "account": f"{site}/account",
-                 "notifications": f"{site}/account/notifications"}
-        for name in ("post", "queue", "sso", "team", "account", "notifications", "sign-in"):
+                 "notifications": f"{site}/account/notifications", "duplicates": f"{site}/admin/duplicates"}
+        for name in ("board", "post", "queue", "duplicates", "sso", "team", "account", "notifications", "sign-in"):
             pg.goto(extra.get(name) or pages[name])
             pg.screenshot(path=str(shots / f"manager-{name}-{theme}.png"), full_page=True)
             pg.add_script_tag(path=str(AXE))

@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from common.config import Settings
-from common.errors import BadRequest, Forbidden
+from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
-from web.api import ApiClient
+from web.api import ApiClient, ApiError
 from web.config import load_config
 from web.contract import ANON_COOKIE, OIDC_COOKIE, SESSION_COOKIE
 from web.service import Site
@@ -301,3 +301,93 @@ def test_the_preferences_form_sends_every_choice(recorded):
     with pytest.raises(BadRequest):
         site.notifications_update(visitor, {"csrf": visitor.csrf, "action": "mute"})
     assert len([r for r in api.requests if r["method"] == "PATCH"]) == 2
+
+
+TRIAGE_SETTINGS = {
+    "tags": [{"slug": "bug", "name": "Bug", "color": "#dc2626"}, {"slug": "ux", "name": "UX", "color": "#2563eb"}],
+    "fields": [
+        {"key": "impact", "name": "Impact", "type": "number", "min": 1, "max": 3, "public": False},
+        {"key": "effort", "name": "Effort", "type": "number", "public": False},
+        {"key": "platform", "name": "Platform", "type": "multiselect", "options": ["ios", "android", "web"], "public": True},
+        {"key": "segment", "name": "Segment", "type": "select", "options": ["smb", "enterprise"], "public": False},
+        {"key": "renewal", "name": "Renewal risk", "type": "checkbox", "public": False},
+        {"key": "due", "name": "Due", "type": "date", "public": False},
+        {"key": "note", "name": "Note", "type": "text", "public": True},
+        {"key": "added", "name": "Added meanwhile", "type": "text", "public": False},
+    ],
+    "scoreFormula": "votes * impact", "version": 3,
+}
+
+
+def test_the_triage_form_becomes_one_patch_and_empty_inputs_clear(recorded):
+    """Owner, ETA, tags and every field the form showed, in one PATCH: typed as JSON, an empty
+    input null, an unticked box off; the owner only when changed; a field the form did not show
+    (added meanwhile) is not sent."""
+    site, api = recorded
+    api.answers[("GET", "/v1/workspaces/acme/triage")] = (200, TRIAGE_SETTINGS)
+    manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
+    shown = "impact,effort,platform,segment,renewal,due,note"
+    form = {"csrf": manager.csrf, "action": "fields", "owner": "person:7", "ownerWas": "", "eta": "2027-03",
+            "tag.ux": "1", "tag.nope": "1", "fieldKeys": shown + ",Bad Key", "field.impact": "3", "field.effort": "2.5",
+            "field.platform.2": "web", "field.platform.0": "ios", "field.platform.9": "symbian", "field.segment": "enterprise",
+            "field.renewal": "true", "field.due": "2027-01-31", "field.note": "  from a call  ", "field.added": "x"}
+    assert site.triage(manager, "p1", form) == Redirect("/b/acme/p/p1")
+    patch = api.requests[-1]
+    assert (patch["method"], patch["path"]) == ("PATCH", "/v1/workspaces/acme/posts/p1")
+    assert patch["body"] == {"owner": "person:7", "eta": "2027-03", "tags": ["ux"], "fields": {
+        "impact": 3, "effort": 2.5, "platform": ["ios", "web"], "segment": "enterprise", "renewal": True,
+        "due": "2027-01-31", "note": "from a call"}}
+    # Everything emptied: nulls, no tags, the checkbox off; the owner unchanged is not sent.
+    site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "owner": "person:7", "ownerWas": "person:7",
+                                "eta": "", "fieldKeys": shown, "field.impact": "", "field.segment": "", "field.due": ""})
+    assert api.requests[-1]["body"] == {"eta": None, "tags": [], "fields": {
+        "impact": None, "effort": None, "platform": None, "segment": None, "renewal": False, "due": None, "note": None}}
+    # "Nobody" clears the owner; a number that is not one goes as typed, for the API to name.
+    site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "owner": "", "ownerWas": "person:7",
+                                "fieldKeys": "impact,effort", "field.impact": "lots", "field.effort": "1e999"})
+    assert api.requests[-1]["body"] == {"owner": None, "eta": None, "tags": [], "fields": {"impact": "lots", "effort": "1e999"}}
+    # The API's refusal reaches the page as ApiError (the error page), never a failure of the site's.
+    api.answers[("PATCH", "/v1/workspaces/acme/posts/p1")] = (400, {"error": "field 'fields.impact': must be a number"})
+    with pytest.raises(ApiError) as refused:
+        site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "fieldKeys": "impact", "field.impact": "lots"})
+    assert refused.value.status == 400 and "fields.impact" in refused.value.message
+
+
+def test_the_board_adds_score_and_tags_for_the_team_only(recorded):
+    site, api = recorded
+    api.answers[("GET", "/v1/workspaces/acme/triage")] = (200, TRIAGE_SETTINGS)
+    visitor = site.visitor("acme", {})
+    page = site.board(visitor, {"sort": "score", "tag": "bug"})
+    listed = api.requests[-1]
+    assert listed["path"] == "/v1/workspaces/acme/posts" and ("GET", "/v1/workspaces/acme/triage") not in api.calls()
+    assert page.context["sorts"] == ["top", "new"] and page.context["state"]["sort"] == "top" and page.context["state"]["tag"] == ""
+    manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
+    page = site.board(manager, {"sort": "score", "tag": "bug"})
+    assert page.context["sorts"] == ["top", "new", "score"] and page.context["state"] == {
+        "board": "", "status": "", "q": "", "sort": "score", "tag": "bug"}
+    assert page.context["here"] == "/b/acme?sort=score&tag=bug"
+    assert site.board(manager, {"tag": "nope"}).context["state"]["tag"] == ""  # an unknown tag shows every post
+
+
+def test_a_suggestion_is_decided_by_a_manager_with_the_form_token(recorded):
+    site, api = recorded
+    manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
+    user = site.visitor("acme", {SESSION_COOKIE: USER})
+    assert site.duplicates(user, {}).location == "/b/acme/sign-in?next=%2Fb%2Facme%2Fadmin%2Fduplicates"
+    calls = len(api.requests)
+    with pytest.raises(Forbidden):
+        site.duplicate_decide(user, "a" * 24, {"csrf": user.csrf, "action": "accept"})
+    with pytest.raises(Forbidden):
+        site.duplicate_decide(manager, "a" * 24, {"csrf": user.csrf, "action": "accept"})
+    with pytest.raises(BadRequest):
+        site.duplicate_decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "merge"})
+    with pytest.raises(NotFound):
+        site.duplicate_decide(manager, "..", {"csrf": manager.csrf, "action": "accept"})
+    assert len(api.requests) == calls
+    assert site.duplicate_decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "dismiss"}) == Redirect(
+        "/b/acme/admin/duplicates?done=dismiss")
+    assert api.calls()[-1] == ("POST", f"/v1/workspaces/acme/suggestions/{'a' * 24}/dismiss")
+    api.answers[("POST", f"/v1/workspaces/acme/suggestions/{'b' * 24}/accept")] = (409, {"error": "suggestion is dismissed already"})
+    page = site.duplicate_decide(manager, "b" * 24, {"csrf": manager.csrf, "action": "accept"})
+    assert page.template == "duplicates.html" and page.status == 409 and page.context["error"] == "suggestion is dismissed already"
+    assert api.calls()[-1] == ("GET", "/v1/workspaces/acme/suggestions")

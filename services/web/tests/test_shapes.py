@@ -42,3 +42,46 @@ def test_an_account_is_named_by_its_token_claims():
     assert shapes.account(token(email="ada@example.com"))["label"] == "ada@example.com"
     assert shapes.account(token(id=7, name=["not", "a", "name"]))["label"] == "7"
     assert shapes.account("not-a-token") == {"name": "", "id": "", "label": "this account"}
+
+
+def test_tag_colours_are_written_into_css_only_as_colours_of_plain_slugs():
+    tags = [{"slug": "bug", "color": "#dc2626"}, {"slug": "docs", "color": "#FFFF00"},
+            {"slug": "x { } body", "color": "#000000"}, {"slug": "ux", "color": "red; background: url(x)"},
+            {"slug": "short", "color": "#fff"}, {"slug": None, "color": None}]
+    css = shapes.theme_css({"primaryColor": "#ff0000"}, tags).body.decode()
+    assert css == (":root { --primary: #ff0000; }\n"
+                   ".tag-bug { background: #dc2626; border-color: #dc2626; color: #ffffff; }\n"
+                   ".tag-docs { background: #FFFF00; border-color: #FFFF00; color: #000000; }\n")
+
+
+def test_a_tags_text_is_black_or_white_whichever_reads_at_least_4_5_to_1():
+    def luminance(color):
+        def channel(c):
+            c = int(c, 16) / 255
+            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+        return 0.2126 * channel(color[1:3]) + 0.7152 * channel(color[3:5]) + 0.0722 * channel(color[5:7])
+
+    for background in ("#000000", "#ffffff", "#dc2626", "#2563eb", "#16a34a", "#facc15", "#777777", "#808080", "#ff00ff"):
+        a, b = luminance(background), luminance(shapes.text_on(background))
+        assert (max(a, b) + 0.05) / (min(a, b) + 0.05) >= 4.5, background
+
+
+def test_custom_fields_are_shown_in_the_settings_order_with_their_names():
+    specs = [{"key": "impact", "name": "Impact", "type": "number"}, {"key": "platform", "name": "Platform", "type": "multiselect", "public": True},
+             {"key": "renewal", "name": "Renewal risk", "type": "checkbox"}, {"key": "note", "name": "Note", "type": "text", "public": True},
+             {"key": "score_x", "name": "Ratio", "type": "number"}]
+    values = {"note": "<b>hi</b>", "renewal": False, "platform": ["ios", "web"], "impact": 3.0, "score_x": 0.125, "ghost": "x"}
+    assert shapes.custom_fields(specs, values) == [
+        {"key": "impact", "name": "Impact", "value": "3", "internal": True},
+        {"key": "platform", "name": "Platform", "value": "ios, web", "internal": False},
+        {"key": "renewal", "name": "Renewal risk", "value": "No", "internal": True},
+        {"key": "note", "name": "Note", "value": "<b>hi</b>", "internal": False},  # escaped by the template
+        {"key": "score_x", "name": "Ratio", "value": "0.12", "internal": True},
+    ]
+    assert shapes.custom_fields(specs, {"platform": [], "impact": None}) == []
+
+
+def test_an_eta_reads_as_a_month():
+    assert shapes.month("2027-03") == "March 2027" and shapes.month("2030-12") == "December 2030"
+    assert shapes.month("2027-13") == "2027-13" and shapes.month(None) == ""
+    assert [shapes.number(v) for v in (3, 3.0, 2.5, 1 / 3, -0.001, 1e6)] == ["3", "3", "2.5", "0.33", "0", "1000000"]

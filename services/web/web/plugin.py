@@ -49,6 +49,8 @@ PAGES = [
     Route(B + "/unsubscribe", R + "Unsubscribe", ("GET", "POST")),
     Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET",)),
     Route(B + "/admin/queue", R + "Queue", ("GET",)),
+    Route(B + "/admin/duplicates", R + "Duplicates", ("GET",)),
+    Route(B + "/admin/duplicates/{suggestionId}", R + "DuplicateDecision", ("POST",)),
     Route(B + "/admin/team", R + "Team", ("GET", "POST")),
     Route(B + "/admin/team/members/{personId}", R + "TeamMember", ("POST",)),
     Route(B + "/admin/team/invitations/{invitationId}/revoke", R + "TeamInvitationRevoke", ("POST",)),

@@ -10,6 +10,8 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
+from web import shapes
+
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 
 
@@ -56,4 +58,6 @@ def environment() -> Environment:
     )
     env.filters["markdown"] = markdown
     env.filters["day"] = lambda iso: (iso or "")[:10]
+    env.filters["month"] = shapes.month
+    env.filters["number"] = shapes.number
     return env

@@ -281,6 +281,16 @@ class Queue(PageResource):
         self.respond(req, resp, slug, self.site.queue, query(req))
 
 
+class Duplicates(PageResource):
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.duplicates, query(req))
+
+
+class DuplicateDecision(PageResource):
+    def on_post(self, req, resp, slug, suggestionId):
+        self.respond(req, resp, slug, self.site.duplicate_decide, suggestionId, form(req))
+
+
 class ThemeCss(PageResource):
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.theme_css, public=True)

@@ -12,6 +12,8 @@ import re
 # order, so the board offers none (an old ``?sort=trending`` link shows the default, top).
 SORTS = {"top": "top", "new": "newest"}
 DEFAULT_SORT = "top"
+# What the team's board adds: the workspace's score formula (the API lists by it for the team only).
+TEAM_SORTS = {**SORTS, "score": "score"}
 # Deepest ``?offset=`` of the board's paging (a larger one is read as this), and the characters of
 # a search kept (``?q=``, a manager's ``?merge_q=``).
 OFFSET_MAX = 10_000
@@ -29,14 +31,39 @@ COOKIE_MAX_SECONDS = 400 * 24 * 3600
 
 MODERATION_STATES = ("approved", "pending", "rejected", "spam")
 # A manager's triage form: which action, and for ``moderate`` the new state. The other actions'
-# fields (``statusSlug``, ``intoPostId``) are the API's to check.
+# fields (``statusSlug``, ``intoPostId``, and ``fields``' owner, ETA, tags and custom fields) are
+# the API's to check.
 TRIAGE = {
     "type": "object",
-    "properties": {"action": {"enum": ["status", "moderate", "merge", "unmerge"]}},
+    "properties": {"action": {"enum": ["status", "moderate", "merge", "unmerge", "fields"]}},
     "required": ["action"],
     "if": {"properties": {"action": {"const": "moderate"}}, "required": ["action"]},
     "then": {"properties": {"moderationState": {"enum": list(MODERATION_STATES)}}, "required": ["moderationState"]},
 }
+
+# The triage form's field names (``action=fields``): a tag's box is ``tag.<slug>``, a custom
+# field's input ``field.<key>`` (a multiselect's boxes ``field.<key>.<n>``, each valued with its
+# option), and ``fieldKeys`` lists the fields the form showed (comma-separated), so a field the
+# form did not show (one added meanwhile) is left as it is. Names are unique: the site reads a
+# form as one value per name.
+TAG_PREFIX = "tag."
+FIELD_PREFIX = "field."
+# A tag's slug and a field's key as the posts service allows them: only such a slug is written
+# into a stylesheet's class name, and only such keys are read from ``fieldKeys``.
+TRIAGE_KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
+# A tag's colour written into CSS: exactly ``#rrggbb`` (the API promises it; the site checks).
+TAG_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+
+# The duplicates page's forms on one suggestion: merge the pair, or say they are not duplicates.
+SUGGESTION = {
+    "type": "object",
+    "properties": {"action": {"enum": ["accept", "dismiss"]}},
+    "required": ["action"],
+}
+# A suggestion's id in the page's form address (the API's ids are hex; another is not sent).
+SUGGESTION_ID = re.compile(r"[0-9a-f]{24}")
+# The open suggestions the page lists (the API's most).
+SUGGESTIONS_LIMIT = 200
 
 # A team member's roles (the people service's), offered by the team page's forms.
 ROLES = ("owner", "manager")

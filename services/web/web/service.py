@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -185,8 +186,13 @@ class Site:
         common = self._common(visitor)
         boards = self._call(visitor, "GET", "/boards")["items"]
         statuses = self._call(visitor, "GET", "/statuses")["items"]
-        # Filters are forgiving: an unknown sort or a bad offset shows the default, not an error.
-        sort = params.get("sort") if params.get("sort") in schemas.SORTS else schemas.DEFAULT_SORT
+        # The team also sorts by score and filters by tag (the tags: the triage settings'); the
+        # public board is as it was, its posts showing their tags and ETA.
+        sorts = schemas.TEAM_SORTS if visitor.is_manager else schemas.SORTS
+        tags = self._call(visitor, "GET", "/triage")["tags"] if visitor.is_manager else []
+        # Filters are forgiving: an unknown sort, tag or a bad offset shows the default, not an error.
+        sort = params.get("sort") if params.get("sort") in sorts else schemas.DEFAULT_SORT
+        tag = params.get("tag") if any(t["slug"] == params.get("tag") for t in tags) else ""
         try:
             offset = max(0, min(schemas.OFFSET_MAX, int(params.get("offset") or 0)))
         except ValueError:
@@ -196,14 +202,14 @@ class Site:
         q = (params.get("q") or "").strip()[:schemas.SEARCH_MAX]
         size = self.config.page_size
         page = self._call(visitor, "GET", "/posts", query={
-            "board": board, "status": status, "q": q, "sort": schemas.SORTS[sort], "limit": size + 1, "offset": offset,
+            "board": board, "status": status, "q": q, "sort": sorts[sort], "tag": tag, "limit": size + 1, "offset": offset,
         })
         posts = page["items"]
         more = len(posts) > size
-        state = {"board": board, "status": status, "q": q, "sort": sort}
+        state = {"board": board, "status": status, "q": q, "sort": sort, "tag": tag}
         return Page("board.html", {
-            **common, "boards": boards, "statuses": statuses, "posts": posts[:size], "state": state,
-            "sorts": list(schemas.SORTS), "board_names": {b["id"]: b["name"] for b in boards},
+            **common, "boards": boards, "statuses": statuses, "posts": posts[:size], "state": state, "tags": tags,
+            "sorts": list(sorts), "board_names": {b["id"]: b["name"] for b in boards},
             "next_link": shapes.board_link(visitor.slug, state, offset=offset + size) if more else None,
             "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
             "here": shapes.board_link(visitor.slug, state, offset=offset),
@@ -228,11 +234,18 @@ class Site:
         common = self._common(visitor)
         post = self._call(visitor, "GET", f"/posts/{post_id}")
         comments = shapes.thread(self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"])
+        # The custom fields' names are the triage settings' (the public fields for everyone, every
+        # field for the team): read when the post has a value to name or the triage form is shown.
+        settings = {"tags": [], "fields": []}
+        if post.get("fields") or visitor.is_manager:
+            settings = self._call(visitor, "GET", "/triage")
         context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
                    "merge_q": "", "moderation_states": schemas.MODERATION_STATES,
-                   "following": self._following(visitor, post_id)}
+                   "following": self._following(visitor, post_id), "settings": settings, "members": [],
+                   "custom_fields": shapes.custom_fields(settings["fields"], post.get("fields") or {})}
         if visitor.is_manager:
             context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
+            context["members"] = self._call(visitor, "GET", "/members")["items"]
             merge_q = (params.get("merge_q") or "").strip()[:schemas.SEARCH_MAX]
             if merge_q:
                 found = self._call(visitor, "GET", "/posts/search", query={"q": merge_q, "limit": 10})["items"]
@@ -661,6 +674,9 @@ class Site:
         elif action == "merge":
             into = (form.get("intoPostId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
             self._call(visitor, "POST", f"/posts/{post_id}/merge", payload={"intoPostId": into})
+        elif action == "fields":
+            settings = self._call(visitor, "GET", "/triage")
+            self._call(visitor, "PATCH", f"/posts/{post_id}", payload=triage_changes(settings, form))
         else:  # unmerge
             self._call(visitor, "POST", f"/posts/{post_id}/unmerge")
         return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
@@ -672,12 +688,99 @@ class Site:
         posts = self._call(visitor, "GET", "/posts", query={"moderationState": "pending", "sort": "oldest", "limit": 100})["items"]
         return Page("queue.html", {**common, "posts": posts})
 
+    def duplicates(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
+        """The open suggested duplicates (the posts service's, made when a post is created), each
+        with its two posts, to merge or dismiss."""
+        if not visitor.is_manager:
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/duplicates"))
+        common = self._common(visitor)
+        suggestions = self._call(visitor, "GET", "/suggestions",
+                                 query={"state": "open", "limit": schemas.SUGGESTIONS_LIMIT})["items"]
+        done = params.get("done") if params.get("done") in ("accept", "dismiss") else ""
+        return Page("duplicates.html", {**common, "suggestions": suggestions, "error": error, "done": done}, status)
+
+    def duplicate_decide(self, visitor: Visitor, suggestion_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        action = check(form, schemas.SUGGESTION)["action"]
+        if not schemas.SUGGESTION_ID.fullmatch(suggestion_id):
+            raise NotFound(f"suggestion '{suggestion_id}' not found")
+        try:
+            self._call(visitor, "POST", f"/suggestions/{suggestion_id}/{action}")
+        except ApiError as ex:
+            # Decided meanwhile (409), gone (404), a post that can no longer be merged (400):
+            # the list again, as it is now, with the API's reason.
+            if ex.status in (400, 403, 404, 409):
+                return self.duplicates(visitor, {}, ex.message, ex.status)
+            raise
+        return Redirect(f"/b/{visitor.slug}/admin/duplicates?" + urlencode({"done": action}))
+
     # ---- files the same for every visitor ------------------------------------------------
     def theme_css(self, visitor: Visitor) -> Asset:
-        return shapes.theme_css(self._call(visitor, "GET", "/branding"))
+        """The workspace's colours: its primary colour and its tags' (public, read as nobody).
+        Tags that cannot be read leave the chips in the site's neutral style."""
+        branding = self._call(visitor, "GET", "/branding")
+        try:
+            tags = self._call(visitor, "GET", "/triage")["tags"]
+        except ApiError as ex:
+            if ex.status not in (401, 403, 404):
+                raise
+            tags = []
+        return shapes.theme_css(branding, tags)
 
     def static_file(self, visitor: Visitor, name: str) -> Asset:
         """One of the site's own files; ``visitor`` is not read (the file is everyone's)."""
         if name not in STATIC_FILES:
             raise NotFound(f"no such file: {name}")
         return Asset((files("web") / "static" / name).read_bytes(), STATIC_FILES[name], STATIC_MAX_AGE)
+
+
+def triage_changes(settings: dict, form: dict) -> dict:
+    """The ``PATCH`` of a post's owner, ETA, tags and custom fields from the triage form
+    (``action=fields``; ``settings``: ``GET /triage``, as the team reads it).
+
+    An empty input clears its value (null), an unticked tag is removed, an unticked checkbox
+    field is false (as on the preferences page) and a multiselect with no box ticked is cleared.
+    Only the fields the form showed (``fieldKeys``) are sent, and the owner only when it was
+    changed (``ownerWas``: a former member kept as owner is not refused on every save). A number
+    that does not read as one is sent as typed, so the API's message names the field."""
+    changes: dict = {
+        "eta": (form.get("eta") or "").strip() or None,
+        "tags": [t["slug"] for t in settings.get("tags", []) if form.get(schemas.TAG_PREFIX + t["slug"])],
+    }
+    owner = (form.get("owner") or "").strip() or None
+    if owner != ((form.get("ownerWas") or "").strip() or None):
+        changes["owner"] = owner
+    shown = {k for k in (form.get("fieldKeys") or "").split(",") if schemas.TRIAGE_KEY.fullmatch(k)}
+    values = {}
+    for spec in settings.get("fields", []):
+        key = spec["key"]
+        if key not in shown:
+            continue
+        name = schemas.FIELD_PREFIX + key
+        if spec["type"] == "checkbox":
+            values[key] = bool(form.get(name))
+        elif spec["type"] == "multiselect":
+            ticked = {value for n, value in form.items() if n.startswith(name + ".")}
+            values[key] = [o for o in spec.get("options", []) if o in ticked] or None
+        elif spec["type"] == "number":
+            values[key] = _number((form.get(name) or "").strip())
+        else:  # text, select, date
+            values[key] = (form.get(name) or "").strip() or None
+    if values:
+        changes["fields"] = values
+    return changes
+
+
+def _number(text: str):
+    """A number field's input as JSON would say it: empty is None, ``3`` an integer, ``2.5`` a
+    float; anything else (and a non-finite value) as typed, for the API to refuse."""
+    if not text:
+        return None
+    if re.fullmatch(r"[+-]?[0-9]{1,15}", text):
+        return int(text)
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if math.isfinite(value) else text

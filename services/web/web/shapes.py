@@ -7,11 +7,14 @@ template shows, and hold no rule of who may see what: that is the API's.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import jwt
+
+from web.schemas import TAG_COLOR, TRIAGE_KEY
 
 # Comments deeper than this are shown at this depth (the page stays readable on a phone).
 MAX_SHOWN_DEPTH = 6
@@ -77,13 +80,72 @@ def board_link(slug: str, state: dict, **change) -> str:
     return f"/b/{slug}?" + urlencode({k: v for k, v in merged.items() if v not in ("", None, 0)})
 
 
-def theme_css(branding: dict) -> Asset:
-    """The workspace's primary colour as a stylesheet (the CSP allows no inline style); a value
-    that is not a colour is not written into CSS."""
+def theme_css(branding: dict, tags: list[dict] = ()) -> Asset:
+    """The workspace's primary colour and its tags' colours as a stylesheet (the CSP allows no
+    inline style, so a tag's chip is coloured by its class, ``tag-<slug>``); a value that is not
+    a colour, or a slug that is not a plain name, is not written into CSS."""
     color = branding.get("primaryColor") or DEFAULT_COLOR
     if not HEX_COLOR.fullmatch(color):
         color = DEFAULT_COLOR
-    return Asset(f":root {{ --primary: {color}; }}\n".encode(), "text/css; charset=utf-8", 60)
+    css = f":root {{ --primary: {color}; }}\n"
+    for tag in tags:
+        slug, background = tag.get("slug"), tag.get("color")
+        if isinstance(slug, str) and isinstance(background, str) and TRIAGE_KEY.fullmatch(slug) and TAG_COLOR.fullmatch(background):
+            css += f".tag-{slug} {{ background: {background}; border-color: {background}; color: {text_on(background)}; }}\n"
+    return Asset(css.encode(), "text/css; charset=utf-8", 60)
+
+
+def text_on(background: str) -> str:
+    """Black or white, whichever reads better on ``background`` (``#rrggbb``): the larger WCAG
+    contrast ratio, at least 4.5:1 for every background."""
+    def channel(hex2: str) -> float:
+        c = int(hex2, 16) / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(background[i:i + 2]) for i in (1, 3, 5))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
+
+
+def custom_fields(specs: list[dict], values: dict) -> list[dict]:
+    """A post's custom field values to show, in the settings' order, each with its field's name,
+    its value as text and whether it is internal (the team's only). ``specs`` are the fields the
+    caller may see and ``values`` the post's as the API showed them: a value without its field
+    is not shown."""
+    shown = []
+    for spec in specs:
+        value = values.get(spec["key"])
+        if value is None or value == []:
+            continue
+        shown.append({"key": spec["key"], "name": spec["name"], "value": field_text(spec["type"], value),
+                      "internal": not spec.get("public")})
+    return shown
+
+
+def field_text(kind: str, value) -> str:
+    if kind == "checkbox":
+        return "Yes" if value else "No"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    return str(value)
+
+
+def number(value) -> str:
+    """A number as people read it: ``3`` rather than ``3.0``, at most two decimals."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value if value is not None else "")
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def month(eta: str | None) -> str:
+    """An ETA (``YYYY-MM``) as a month and year (``March 2027``); another value as it is."""
+    match = re.fullmatch(r"([0-9]{4})-(0[1-9]|1[0-2])", eta or "")
+    if not match:
+        return eta or ""
+    return f"{calendar.month_name[int(match.group(2))]} {match.group(1)}"
 
 
 def account(token: str) -> dict:
