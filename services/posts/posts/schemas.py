@@ -40,12 +40,12 @@ UPDATE_POST = obj(
         "notify": {"type": "boolean", "default": True,
                    "description": "false: a status change mails nobody (silent housekeeping; the event still says it)"},
         "owner": {"type": ["string", "null"], "maxLength": 210, "pattern": r"^person:[^\s]{1,200}$",
-                  "description": "a team member's user id (person:<id>; another is 400), null: nobody (team only)"},
+                  "description": "a team member's user id (person:<id>; another is 404), null: nobody (team only)"},
         "eta": {"type": ["string", "null"], "pattern": r"^[0-9]{4}-(0[1-9]|1[0-2])$", "description": "the month it should ship, YYYY-MM; null: none"},
         "tags": {"type": "array", "items": string(40, 1), "maxItems": triage.MAX_TAGS,
-                 "description": "the post's tags, by slug (the workspace's: GET /triage; another is 400), replacing its tags"},
+                 "description": "the post's tags, by slug (the workspace's: GET /triage; another is 404), replacing its tags"},
         "fields": {"type": "object", "maxProperties": triage.MAX_FIELDS,
-                   "description": "custom field values by key, merged into the post's (null clears one); each must fit its field's type (400)"},
+                   "description": "custom field values by key, merged into the post's (null clears one); each must fit its field's type (400); a key the workspace has no field for is 404"},
     }
 )
 # A workspace's triage settings (PUT /triage replaces them whole; posts.triage).

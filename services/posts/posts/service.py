@@ -269,7 +269,7 @@ class PostService:
             raise BadRequest("this deployment has no people service: posts have no owners")
         member = next((m for m in self.people.team(slug) if m["id"] == user), None)
         if member is None:
-            raise BadRequest(f"field 'owner': '{user}' is not a member of this workspace's team")
+            raise NotFound(f"field 'owner': '{user}' is not a member of this workspace's team")
         return {"id": user, "name": member.get("name") or member.get("email")}
 
     def _vector(self, title: str) -> dict:

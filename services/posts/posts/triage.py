@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Callable
 
-from common.errors import BadRequest
+from common.errors import BadRequest, NotFound
 
 TEXT, NUMBER, SELECT, MULTISELECT, DATE, CHECKBOX = "text", "number", "select", "multiselect", "date", "checkbox"
 FIELD_TYPES = (TEXT, NUMBER, SELECT, MULTISELECT, DATE, CHECKBOX)
@@ -309,12 +309,12 @@ def _unique(values: list, where: str, what: str | None) -> None:
 
 def check_values(settings: Settings, given: dict) -> dict:
     """Field values a manager sets on a post (``{key: value}``, null clears one); 400 naming
-    the first that does not fit its field."""
+    the first that does not fit its field, 404 for a field the workspace does not have."""
     checked = {}
     for key, value in given.items():
         spec = settings.field(key)
-        if spec is None:
-            raise BadRequest(f"field 'fields.{key}': this workspace has no custom field '{key}'")
+        if spec is None:  # named but not there: 404, as an unknown status is
+            raise NotFound(f"field 'fields.{key}': this workspace has no custom field '{key}'")
         if value is not None and not _fits(spec, value):
             raise BadRequest(f"field 'fields.{key}': {_expected(spec)}")
         checked[key] = value
@@ -324,7 +324,7 @@ def check_values(settings: Settings, given: dict) -> dict:
 def check_tags(settings: Settings, tags: list[str]) -> list[str]:
     for slug in tags:
         if settings.tag(slug) is None:
-            raise BadRequest(f"field 'tags': this workspace has no tag '{slug}'")
+            raise NotFound(f"field 'tags': this workspace has no tag '{slug}'")
     return list(dict.fromkeys(tags))
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from common.errors import BadRequest
+from common.errors import BadRequest, NotFound
 from posts import triage
 from posts.reads.index import score_key
 
@@ -83,9 +83,11 @@ def test_values_must_fit_their_fields():
     assert triage.check_values(s, {"impact": 3, "platform": ["ios", "web"], "due": "2027-02-28", "blocker": False}) == {
         "impact": 3, "platform": ["ios", "web"], "due": "2027-02-28", "blocker": False}
     for key, bad in [("impact", 4), ("impact", "3"), ("impact", math.inf), ("platform", ["ios", "ios"]), ("platform", "ios"),
-                     ("segment", "mid"), ("due", "2027-02-30"), ("blocker", 1), ("notes", ""), ("nope", 1)]:
+                     ("segment", "mid"), ("due", "2027-02-30"), ("blocker", 1), ("notes", "")]:
         with pytest.raises(BadRequest, match=f"fields.{key}"):
             triage.check_values(s, {key: bad})
+    with pytest.raises(NotFound, match="no custom field 'nope'"):  # named but not there, as an unknown status
+        triage.check_values(s, {"nope": 1})
 
 
 def test_facets_name_tags_owner_and_filterable_fields_and_settings_conform_posts():

@@ -69,8 +69,10 @@ def test_a_manager_triages_a_post_and_end_users_see_only_the_public_part(board):
     assert save(ws).status_code == 200
     owner = team_member(ws, "owner-triage@example.com")
     post = board.post("Offline mode for the mobile app")
-    assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"owner": "person:nobody"}), 400)
-    assert "no tag 'nope'" in assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"tags": ["nope"]}), 400)
+    assert "not a member" in assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"owner": "person:nobody"}), 404)
+    assert "no tag 'nope'" in assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"tags": ["nope"]}), 404)
+    assert "no custom field 'reach'" in assert_error(
+        board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"fields": {"reach": 1}}), 404)
     assert "fields.impact" in assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"fields": {"impact": 9}}), 400)
     assert_error(board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"eta": "2027-13"}), 400)
     done = patch(board, post["id"], owner=owner, eta="2027-03", tags=["ux", "bug"],
