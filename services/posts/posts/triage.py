@@ -102,7 +102,7 @@ def compile_formula(text: str, ranges: dict[str, Range]) -> Formula:
     division by something that can be zero."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: a NUL character
         raise BadRequest(f"field 'scoreFormula': cannot read '{text}': use numbers, names, + - * / ( ) and min(), max()") from None
     names: set[str] = set()
 
@@ -138,7 +138,10 @@ def compile_formula(text: str, ranges: dict[str, Range]) -> Formula:
         raise BadRequest(f"field 'scoreFormula': '{ast.unparse(node)}' is not allowed: use numbers, names, + - * / ( ) "
                          "and min(a, b, ...), max(a, b, ...)")
 
-    evaluate, _ = build(tree.body)
+    try:
+        evaluate, _ = build(tree.body)
+    except (RecursionError, OverflowError):  # nested past reason, or a number past a float's range
+        raise BadRequest("field 'scoreFormula': too deeply nested, or a number too large") from None
     return Formula(text=text.strip(), evaluate=evaluate, names=frozenset(names))
 
 

@@ -62,9 +62,11 @@ def test_unknown_names_code_and_other_fields_are_refused():
     assert "unknown name 'notes'" in refused("votes + notes")  # a text field is no number
     assert "unknown name 'segment'" in refused("votes * segment")
     for hostile in ("__import__('os').system('true')", "votes.real", "[votes]", "votes ** 2", "votes if 1 else 2",
-                    "abs(votes)", "max(votes)", "lambda: 1", "votes; 1", "'a'", "True + votes"):
+                    "abs(votes)", "max(votes)", "lambda: 1", "votes; 1", "'a'", "True + votes", "9" * 400 + " + votes",
+                    "(" * 300 + "votes" + ")" * 300, "votes\x00"):
         message = refused(hostile)
         assert message.startswith("field 'scoreFormula'"), (hostile, message)
+    assert settings("-" * 490 + "votes").formula.score({"votes": 2.0}) == 2.0  # deep, but arithmetic
 
 
 def test_settings_are_checked_beyond_their_schema():
