@@ -719,10 +719,7 @@ class PostService:
         if doc is None or doc.get("mergedInto"):
             return 0
         vector = embeddings.from_stored(self.repo.embedding_of(oid))
-        if self.reads.cache.fresh(slug) is None:
-            # Compared with the whole workspace, not only the posts sharing a word: the search
-            # index is built now (a background build finding it there skips).
-            self.reads.cache.build(slug)
+        self.reads.build_now(slug)  # compared with every listed post, not only those sharing a word
         matches = self.reads.search_candidates(slug, doc["title"], vector, False, None, self.config.lexical_candidates)
         queued = 0
         created = (round(doc["createdAt"].timestamp() * 1000), int(post_id, 16))

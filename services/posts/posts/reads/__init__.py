@@ -54,6 +54,11 @@ class Reads(Protocol):
                           lexical: int) -> list:
         """The posts similar to ``q`` (``posts.similarity.Match``), most similar first."""
 
+    def build_now(self, slug: str) -> None:
+        """Build the workspace's search candidates now if this process has none yet (a
+        comparison that must see every post, not only those sharing a word: suggested
+        duplicates); a request never waits for this."""
+
     def documents(self, oids: list[ObjectId]) -> list[dict]:
         """The documents of these posts, in this order (those that exist)."""
 

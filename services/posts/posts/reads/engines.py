@@ -45,6 +45,10 @@ class MongoReads:
     def roadmap(self, slug: str, statuses: list[str], board: str | None, limit: int) -> dict[str, list[dict]]:
         return {s: list(cursor) for s, cursor in self.roadmap_queries(slug, statuses, board, limit).items()}
 
+    def build_now(self, slug: str) -> None:
+        if self.cache.fresh(slug) is None:
+            self.cache.build(slug)  # a background build finding it there skips
+
     def documents(self, oids: list[ObjectId]) -> list[dict]:
         found = self.repo.posts_by_id(oids) if oids else {}
         return [found[o] for o in oids if o in found]
