@@ -112,8 +112,10 @@ class PostRepository(Repository):
     def any_without_any_vector(self) -> bool:
         """Whether a post has no title vector at all (written while the model was off or
         failing): one lookup on the ``embeddingModel`` index, cheap enough to ask while idle,
-        where the count below reads every post on the local stand-in (seconds at 100,000)."""
-        return self.posts.find_one({"embeddingModel": None}, projection={"_id": 1}) is not None
+        where the count below reads every post on the local stand-in (seconds at 100,000). Posts
+        only: the collection's marker documents (``LAST_COMMENTS_BACKFILLED``) have no vector
+        either, and counting them made every idle look a full count."""
+        return self.posts.find_one({"embeddingModel": None, "workspace": {"$exists": True}}, projection={"_id": 1}) is not None
 
     def count_without_vector(self, model: str) -> int:
         return self.posts.count_documents({"workspace": {"$exists": True}, "embeddingModel": {"$ne": model}})

@@ -102,7 +102,9 @@ def test_while_idle_the_worker_asks_only_whether_a_post_has_no_vector_at_all(con
     """The idle check is one index lookup (every post without a vector has embeddingModel
     null); the count of posts without a vector of the current model runs at start only."""
     worker = backfill.Backfill(context.service.repo, context.service.embedder)
+    context.service.backfill_last_comments()  # its marker, in the posts collection, is no post
     create(lexical(context), slug, TITLES[4])
     assert context.service.repo.any_without_any_vector()
     backfill.backfill(worker, worker.remaining(), 64, threading.Event())
+    assert context.service.repo.last_comments_backfilled()
     assert not context.service.repo.any_without_any_vector()
