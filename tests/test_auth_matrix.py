@@ -54,6 +54,13 @@ ACCESS = {
     # add votes on behalf too: test_revenue.py)
     ("get", "/v1/workspaces/{slug}/posts/{postId}/votes"): "manager",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/votes"): "manager",
+    # triage: the tags and public fields are everyone's (the board shows them); the settings and
+    # the suggested-duplicate queue are the team's
+    ("get", "/v1/workspaces/{slug}/triage"): "public",
+    ("put", "/v1/workspaces/{slug}/triage"): "manager",
+    ("get", "/v1/workspaces/{slug}/suggestions"): "manager",
+    ("post", "/v1/workspaces/{slug}/suggestions/{suggestionId}/accept"): "manager",
+    ("post", "/v1/workspaces/{slug}/suggestions/{suggestionId}/dismiss"): "manager",
     # companies: the team's only
     ("get", "/v1/workspaces/{slug}/companies"): "manager",
     ("get", "/v1/workspaces/{slug}/companies/{companyId}"): "manager",

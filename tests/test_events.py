@@ -160,6 +160,9 @@ def test_published_events_match_their_declared_schemas(stack, api, workspace):
     assert api.patch(f"{ws.path}/posts/{a}", key=key, json={"title": "Dark mode!", "statusSlug": "planned"}).status_code == 200
     assert api.post(f"{ws.path}/posts/{a}/merge", key=key, json={"intoPostId": b}).status_code == 200
     assert api.post(f"{ws.path}/posts/{a}/unmerge", key=key).status_code == 200
+    r = api.put(f"{ws.path}/triage", key=key, json={"tags": [{"slug": "ux", "name": "UX", "color": "#2563eb"}], "fields": [],
+                                                       "scoreFormula": "votes * 2"})
+    assert r.status_code == 200, r.text
     r = api.post(f"{ws.path}/changelogs", key=key, json={"title": "Dark", "slug": "dark", "content": "x", "publish": True, "postIds": [b]})
     assert r.status_code == 201, r.text
     made = api.post(f"{ws.path}/api-keys", key=key, json={"name": "CI"})

@@ -102,6 +102,14 @@ SORTS = {
     "score": [("score", -1), ("_id", -1)],
 }
 SCORE_SORT = "score"
+# Triage settings (posts.triage): the custom field types, how many tags, fields and options a
+# workspace has at most, tag slugs and field keys (a field key is a score formula's name), a
+# tag's color, and a formula's length in characters.
+FIELD_TYPES = ("text", "number", "select", "multiselect", "date", "checkbox")
+MAX_TAGS, MAX_FIELDS, MAX_OPTIONS = 100, 50, 100
+KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
+FORMULA_MAX = 500
 TEAM_SORTS = ("revenue", SCORE_SORT)  # an order by customers' spend (a score may weigh it) would tell others what it is
 DEFAULT_SORT = "newest"
 

@@ -15,7 +15,7 @@ from common.validation import (
     obj,
     string,
 )
-from posts import contract, triage
+from posts import contract
 
 # A board or status named in a body; one the workspace does not have is a 404.
 BOARD_SLUG = string(100, 1, description="slug of one of the workspace's boards (another is 404)")
@@ -42,29 +42,29 @@ UPDATE_POST = obj(
         "owner": {"type": ["string", "null"], "maxLength": 210, "pattern": r"^person:[^\s]{1,200}$",
                   "description": "a team member's user id (person:<id>; another is 404), null: nobody (team only)"},
         "eta": {"type": ["string", "null"], "pattern": r"^[0-9]{4}-(0[1-9]|1[0-2])$", "description": "the month it should ship, YYYY-MM; null: none"},
-        "tags": {"type": "array", "items": string(40, 1), "maxItems": triage.MAX_TAGS,
+        "tags": {"type": "array", "items": string(40, 1), "maxItems": contract.MAX_TAGS,
                  "description": "the post's tags, by slug (the workspace's: GET /triage; another is 404), replacing its tags"},
-        "fields": {"type": "object", "maxProperties": triage.MAX_FIELDS,
+        "fields": {"type": "object", "maxProperties": contract.MAX_FIELDS,
                    "description": "custom field values by key, merged into the post's (null clears one); each must fit its field's type (400); a key the workspace has no field for is 404"},
     }
 )
 # A workspace's triage settings (PUT /triage replaces them whole; posts.triage).
 TRIAGE = obj(
     {
-        "tags": {"type": "array", "maxItems": triage.MAX_TAGS, "items": obj(
-            {"slug": string(40, 1, pattern=triage.KEY_PATTERN), "name": string(60, 1, pattern=VISIBLE),
-             "color": string(7, 7, pattern=triage.COLOR_PATTERN, description="#rrggbb")},
+        "tags": {"type": "array", "maxItems": contract.MAX_TAGS, "items": obj(
+            {"slug": string(40, 1, pattern=contract.KEY_PATTERN), "name": string(60, 1, pattern=VISIBLE),
+             "color": string(7, 7, pattern=contract.COLOR_PATTERN, description="#rrggbb")},
             required=("slug", "name", "color"))},
-        "fields": {"type": "array", "maxItems": triage.MAX_FIELDS, "items": obj(
-            {"key": string(40, 1, pattern=triage.KEY_PATTERN, description="its name in filters (field.<key>=) and the score formula"),
+        "fields": {"type": "array", "maxItems": contract.MAX_FIELDS, "items": obj(
+            {"key": string(40, 1, pattern=contract.KEY_PATTERN, description="its name in filters (field.<key>=) and the score formula"),
              "name": string(60, 1, pattern=VISIBLE),
-             "type": choice(triage.FIELD_TYPES),
+             "type": choice(contract.FIELD_TYPES),
              "public": {"type": "boolean", "default": False, "description": "shown on the board and to every caller; false: the team's only"},
-             "options": {"type": "array", "maxItems": triage.MAX_OPTIONS, "items": string(60, 1, pattern=VISIBLE),
+             "options": {"type": "array", "maxItems": contract.MAX_OPTIONS, "items": string(60, 1, pattern=VISIBLE),
                          "description": "select and multiselect fields: the values allowed"},
              "min": {"type": "number"}, "max": {"type": "number"}},
             required=("key", "name", "type"))},
-        "scoreFormula": {"type": ["string", "null"], "maxLength": triage.FORMULA_MAX,
+        "scoreFormula": {"type": ["string", "null"], "maxLength": contract.FORMULA_MAX,
                          "description": "arithmetic over votes, revenue and number or checkbox field keys: + - * / ( ) min() max(); "
                                         "null: the vote count"},
     },

@@ -30,17 +30,13 @@ from datetime import date
 from typing import Callable
 
 from common.errors import BadRequest, NotFound
+from posts.contract import FIELD_TYPES
 
-TEXT, NUMBER, SELECT, MULTISELECT, DATE, CHECKBOX = "text", "number", "select", "multiselect", "date", "checkbox"
-FIELD_TYPES = (TEXT, NUMBER, SELECT, MULTISELECT, DATE, CHECKBOX)
+TEXT, NUMBER, SELECT, MULTISELECT, DATE, CHECKBOX = FIELD_TYPES
 FILTERABLE = (SELECT, MULTISELECT, CHECKBOX)  # the types lists filter on (field.<key>=<value>)
 SCORED = (NUMBER, CHECKBOX)  # the types a formula may name
 VOTES, REVENUE = "votes", "revenue"
 DEFAULT_FORMULA = VOTES  # a workspace that set none: the score is the vote count
-MAX_TAGS, MAX_FIELDS, MAX_OPTIONS = 100, 50, 100
-KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"  # tag slugs and field keys (a field key is a formula name)
-COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
-FORMULA_MAX = 500  # characters
 TEXT_VALUE_MAX = 1000
 # A score is kept within this (a formula of huge fields could overflow a float's precision).
 SCORE_LIMIT = 1e15

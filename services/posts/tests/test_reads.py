@@ -9,13 +9,13 @@ import threading
 import tracemalloc
 
 import pytest
-from bson import ObjectId
 
 from posts import contract
 from posts.reads import Filters
 from posts.reads.cache import IndexCache
 from posts.reads.engines import MemoryReads, MongoReads
 from posts.reads.index import WorkspaceIndex
+from posts.repository import clock_ids
 from posts.service import PostService
 
 from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, shapes_of_lists, user
@@ -161,7 +161,8 @@ def test_clocks_live_in_a_collection_of_their_own(context):
     slug = new_workspace(context, "clk")
     post = context.service.create(manager(slug), slug, {"boardSlug": "board-0", "title": "Clocked", "content": "x"})
     context.service.vote(user(slug), slug, post["id"])
-    assert all(isinstance(d["_id"], ObjectId) for d in context.store.db.posts.find({}, projection={"_id": 1}))
+    assert context.store.db.posts.count_documents({"_id": {"$in": clock_ids(slug)}}) == 0
+    assert context.store.db.post_clocks.count_documents({"_id": {"$in": clock_ids(slug)}}) > 0
     assert sum(context.service.repo.clocks(slug).values()) == 2  # the create and the vote
 
 
