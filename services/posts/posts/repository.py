@@ -350,7 +350,7 @@ class PostRepository(Repository):
         """A post's revenue, with its score (posts.scores.Scores.of) computed from it."""
         return self.update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents, **scored}})
 
-    def posts_in(self, session: ClientSession, slug: str, post_ids: list[str]) -> dict[str, dict]:
+    def posts_in(self, session: ClientSession | None, slug: str, post_ids: list[str]) -> dict[str, dict]:
         """What a score is computed from, of these posts, by id."""
         query = {"_id": {"$in": [ObjectId(p) for p in post_ids]}, "workspace": slug}
         return {str(d["_id"]): d for d in self.posts.find(query, projection=SCORED, session=session)}
@@ -372,8 +372,6 @@ class PostRepository(Repository):
         query = {"workspace": slug, "_id": {"$gt": after}}
         return list(self.posts.find(query, projection=SCORED, sort=[("_id", 1)], limit=limit))
 
-    def scored(self, slug: str, oids: list[ObjectId]) -> list[dict]:
-        return list(self.posts.find({"workspace": slug, "_id": {"$in": oids}}, projection=SCORED))
 
     # -- suggested duplicates (posts.suggestions) -------------------------------------------
 

@@ -7,10 +7,14 @@ the same update, with the settings of the version the post names (``scoreVersion
 version's formula never changes, so this process keeps it once read, and a vote costs no
 read of the settings. A save of the settings commits a new version and a ``triage.updated``
 event; this service's consumer then runs :meth:`Scores.rescore`, which moves every post of
-the workspace to that version in batches, each a transaction that reads the posts and writes
-them. A write that read a post before the batch rewrote it conflicts with the batch and runs
-again, reading the new version; one after it reads the new version: no post keeps a score of
-the old formula.
+the workspace to that version in batches: each post is read, then written in a short
+transaction only while it is as read (a post written meanwhile is read again). A write that
+read a post before the batch rewrote it conflicts with the batch's transaction and one of them
+runs again; one after it reads the new version. A new post reads the settings in its own
+transaction, and a save moves every change clock of the workspace, as a new post's
+transaction moves one: a post created on the old version conflicts with the save and runs
+again, or committed before it (and the rescore that follows the save finds it). No post keeps
+a score of an old formula.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ class Scores:
         if cached is not None:
             return cached
         if version == 0:  # no settings saved: the score is the vote count
-            return self._versions.setdefault((slug, 0), Settings())
+            return self.compiled(slug, None)
         # Not seen here yet: the current settings are this version or a later one, which
         # the post may follow as well (a rescore moves it there anyway).
         return self.settings(slug, session)
@@ -98,5 +102,5 @@ class Scores:
 
             done, missed = self.repo.transaction(work)
             changed += done
-            docs = self.repo.scored(slug, missed) if missed else []
+            docs = list(self.repo.posts_in(None, slug, [str(oid) for oid in missed]).values()) if missed else []
         return changed
