@@ -1,7 +1,7 @@
 """The posts API's bounded memory and cold start (docs/services/posts.md, "Reads").
 
     .venv/bin/python bench/reads_bench.py [--workspaces 2000] [--posts 200000] [--budget 256]
-                                          [--reads 3000] [--start-size 50000]
+                                          [--reads 3000] [--rounds 2] [--start-size 50000] [--data DIR]
 
 Starts its own platform on the default install with one posts API process (WEB_CONCURRENCY=1,
 the memory engine), seeds ``--posts`` posts over ``--workspaces`` workspaces (written straight
@@ -11,13 +11,19 @@ workspace of ``--start-size`` posts, then prints figures only:
 - memory: ``--reads`` lists (sort=top, 20 a page) spread over the workspaces by a Zipf law
   (s = 1.1: a few hot workspaces, a long tail), one at a time, with POSTS_INDEX_MEMORY_MB =
   ``--budget``; then the same reads again with a budget nothing reaches (every workspace kept,
-  as the process did before the cache was bounded). For each: the worker's RSS (the sentence
-  model included), the p50/p95 of the lists of the hottest 10% of workspaces, and their ratio;
+  as the process did before the cache was bounded); ``--rounds`` times, the order swapped each
+  round (the stand-in settles after seeding: the first run must not pay for it alone). For each:
+  the worker's RSS (the sentence model included) before any list and at its peak, the p50/p95
+  of the lists of the hottest 10% of workspaces and their ratio, and the cache's hits, misses,
+  builds and evictions (``/metrics``);
 - start: lists of the ``--start-size`` workspace that no process has built yet (answered by
   the database while its index builds in the background; at most 20, or 240 s, until one is
   answered by the index), then the process restarted and the same lists as soon as it is ready
   (it builds the indexes recorded as slow to build first): p50/p95/max of each, how long until
   alive and ready, and until the index answers.
+
+``--data DIR`` keeps the stand-in's data in DIR: a second run with the same arguments skips
+the seeding (about 13 minutes on the machine of docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import uuid
 from pathlib import Path
 
 import urllib3
+from prometheus_client.parser import text_string_to_metric_families
 
 from harness import NO_RATE_LIMITS, api_caller, insert_posts, machine, process_tree, rss_mb, wait_ready, wait_up
 from posts_bench import generated_post
@@ -51,7 +58,9 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=200_000)
     parser.add_argument("--budget", type=float, default=256)
     parser.add_argument("--reads", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--start-size", type=int, default=50_000)
+    parser.add_argument("--data", type=Path, default=None)
     args = parser.parse_args()
 
     from pymongo import MongoClient
@@ -64,8 +73,10 @@ def main() -> None:
     # The MongoDB stand-in keeps its data in a folder rather than in memory (250,000 posts and
     # their vectors). Seeding once stalled it at 1,000-1,800 workspaces: its retryable-write
     # registry, which the local stack's retryWrites=false avoids (docs/benchmarks.md).
-    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="reads-bench-")), extra_env=env,
-                       mongo_storage=tempfile.mkdtemp(prefix="reads-bench-mongo-"))
+    storage = args.data or Path(tempfile.mkdtemp(prefix="reads-bench-mongo-"))
+    storage.mkdir(parents=True, exist_ok=True)
+    seeded_file = storage / f"seeded-{args.workspaces}-{args.posts}-{args.start_size}.json"
+    stack = LocalStack(log_dir=Path(tempfile.mkdtemp(prefix="reads-bench-")), extra_env=env, mongo_storage=str(storage / "mongo"))
     stack.start()
     http = urllib3.PoolManager(maxsize=4)
     embedder = embeddings.LazyEmbedder()
@@ -100,19 +111,25 @@ def main() -> None:
             insert_posts(db, slug, [board["id"]], seeds, vectors, rng, batch_size=5000)
 
         rng = random.Random(20)
-        run = uuid.uuid4().hex[:4]
+        if seeded_file.exists():
+            run = json.loads(seeded_file.read_text())["run"]
+            print(f"reusing the data seeded in {storage}", flush=True)
+        else:
+            run = uuid.uuid4().hex[:4]
         slugs = [f"z{run}-{i}" for i in range(args.workspaces)]
-        per = args.posts // args.workspaces
-        started = time.perf_counter()
-        # Seeded by four threads (each workspace's generated posts drawn from its own seed), so
-        # the set is the same whatever the order the threads take.
-        embedder.get()  # loaded once, before the threads share it
-        with ThreadPoolExecutor(4) as pool:
-            list(pool.map(lambda i: seed(slugs[i], per, random.Random(i)), range(len(slugs))))
         big = f"start-{run}"
-        seed(big, args.start_size, rng)
-        print(f"seeded {args.posts} posts over {args.workspaces} workspaces and {args.start_size} in one, "
-              f"in {time.perf_counter() - started:.0f} s", flush=True)
+        per = args.posts // args.workspaces
+        if not seeded_file.exists():
+            started = time.perf_counter()
+            # Seeded by four threads (each workspace's generated posts drawn from its own seed),
+            # so the set is the same whatever the order the threads take.
+            embedder.get()  # loaded once, before the threads share it
+            with ThreadPoolExecutor(4) as pool:
+                list(pool.map(lambda i: seed(slugs[i], per, random.Random(i)), range(len(slugs))))
+            seed(big, args.start_size, rng)
+            seeded_file.write_text(json.dumps({"run": run}))
+            print(f"seeded {args.posts} posts over {args.workspaces} workspaces and {args.start_size} in one, "
+                  f"in {time.perf_counter() - started:.0f} s", flush=True)
 
         weights = [1 / (rank + 1) ** 1.1 for rank in range(len(slugs))]
         hot = set(slugs[: max(1, len(slugs) // 10)])  # rank order: the hottest first
@@ -158,23 +175,46 @@ def main() -> None:
                 time.sleep(0.2)
             return times, None
 
-        figures = {}
-        for label, budget in ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000)):
+        def cache_counts() -> dict[str, float]:
+            """The worker's query-index counters (posts.reads.cache), from its /metrics."""
+            r = http.request("GET", f"http://127.0.0.1:{port}/metrics", timeout=10)
+            counts = {}
+            for family in text_string_to_metric_families(r.data.decode()):
+                for sample in family.samples:
+                    if sample.name.startswith("feedback_posts_index_") and sample.name.endswith("_total"):
+                        result = sample.labels.get("result")
+                        counts[sample.name.removeprefix("feedback_posts_index_").removesuffix("_total")
+                               + (f" {result}" if result else "")] = sample.value
+            return counts
+
+        def reads_run(label: str, budget: float) -> tuple:
             restart(budget)
             call("GET", f"/workspaces/{slugs[0]}/posts/search?q=export")  # loads the sentence model
-            hot_times, rss_peak = [], 0.0
+            rss_before = worker_rss()
+            hot_times, rss_peak, counts_before = [], 0.0, {}
             for i, slug in enumerate(order):
+                if i == len(order) // 2:  # the second half: the cache has settled
+                    counts_before = cache_counts()
                 t = time.perf_counter()
                 call("GET", f"/workspaces/{slug}/posts?limit=20&sort=top")
-                if slug in hot and i >= len(order) // 2:  # the second half: the cache has settled
+                if slug in hot and i >= len(order) // 2:
                     hot_times.append(time.perf_counter() - t)
                 if i % 200 == 0:
                     rss_peak = max(rss_peak, worker_rss())
-            figures[label] = (max(rss_peak, worker_rss()), *p50_p95(hot_times))
+            counts = {k: v - counts_before.get(k, 0) for k, v in cache_counts().items()}
+            p50, p95 = p50_p95(hot_times)
+            figure = (rss_before, max(rss_peak, worker_rss()), p50, p95, counts)
             # Printed as soon as measured: the start phase below can outlast a session on the stand-in.
-            rss, p50, p95 = figures[label]
-            print(f"  {label:24} worker RSS (model included) {rss:6.0f} MB; lists of the hottest 10%: "
-                  f"p50 {p50:5.1f} ms, p95 {p95:5.1f} ms", flush=True)
+            print(f"  {label:24} worker RSS (model included) {figure[0]:4.0f} MB before any list, "
+                  f"{figure[1]:4.0f} MB at peak; lists of the hottest 10%: p50 {p50:5.1f} ms, p95 {p95:5.1f} ms; "
+                  f"second half: {', '.join(f'{k} {v:.0f}' for k, v in sorted(counts.items()))}", flush=True)
+            return figure
+
+        runs = ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000))
+        figures: dict[str, list[tuple]] = {label: [] for label, _ in runs}
+        for round_ in range(args.rounds):
+            for label, budget in runs if round_ % 2 == 0 else runs[::-1]:
+                figures[label].append(reads_run(label, budget))
 
         # Start: a workspace no process has built yet is read cold (by the database while its
         # index builds); a new process, having seen it built (and slow to build), warms it first.
@@ -183,11 +223,13 @@ def main() -> None:
         after_restart = first_lists(big)
 
         print(f"\nmemory engine, one posts API process, {args.posts} posts over {args.workspaces} workspaces, "
-              f"{args.reads} lists spread by a Zipf law (s=1.1):")
-        base = figures["unbounded (as before)"][2]
-        for label, (rss, p50, p95) in figures.items():
-            print(f"  {label:24} worker RSS (model included) {rss:6.0f} MB; lists of the hottest 10%: "
-                  f"p50 {p50:5.1f} ms, p95 {p95:5.1f} ms ({p95 / base:4.2f}x the unbounded p95)")
+              f"{args.reads} lists spread by a Zipf law (s=1.1), {args.rounds} rounds:")
+        base = statistics.median(f[3] for f in figures["unbounded (as before)"])
+        for label, measured in figures.items():
+            before, peak, p50, p95 = (statistics.median(f[i] for f in measured) for i in range(4))
+            print(f"  {label:24} worker RSS (model included) {before:4.0f} MB before any list, {peak:4.0f} MB at peak "
+                  f"(+{peak - before:.0f} MB); lists of the hottest 10% (medians of the rounds): p50 {p50:5.1f} ms, "
+                  f"p95 {p95:5.1f} ms ({p95 / base:4.2f}x the unbounded p95)")
         for label, (times, indexed) in (("never built by any process", never_built),
                                         (f"after a restart (alive {alive:.1f} s, ready {ready:.1f} s)", after_restart)):
             p50, p95 = p50_p95(times)

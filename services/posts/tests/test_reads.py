@@ -9,6 +9,7 @@ import threading
 import tracemalloc
 
 import pytest
+from prometheus_client import REGISTRY
 
 from posts import contract
 from posts.reads import Filters
@@ -194,12 +195,23 @@ def test_the_footprint_is_what_building_the_index_allocates(context):
     assert 0.7 * retained <= index.footprint() <= 1.3 * retained, (index.footprint(), retained)
 
 
+def index_metrics() -> dict[str, float]:
+    def value(name: str, **labels) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0  # None until first counted
+
+    return {"hit": value("feedback_posts_index_reads_total", result="hit"),
+            "miss": value("feedback_posts_index_reads_total", result="miss"),
+            "builds": value("feedback_posts_index_builds_total"),
+            "evictions": value("feedback_posts_index_evictions_total")}
+
+
 def test_least_recently_used_workspaces_are_evicted_past_the_budget(context):
     slugs = [seeded(context, f"lru{i}", 20) for i in range(3)]
     probe = IndexCache(context.service.repo, BUDGET, ordered=True, background=False)
     one = probe.build(slugs[0]).footprint()
     # Room for two of the three indexes: reading the third evicts the least recently used.
     engine = MemoryReads(context.service.repo, int(2.5 * one), background=False)
+    counted_before = index_metrics()
     for slug in slugs[:2]:
         engine.page(slug, Filters(), "newest", 5, 0)
     engine.page(slugs[0], Filters(), "top", 5, 0)  # slugs[0] is now the most recently used
@@ -207,6 +219,10 @@ def test_least_recently_used_workspaces_are_evicted_past_the_budget(context):
     assert engine.cache.held() == [slugs[0], slugs[2]]
     assert engine.cache.used() <= engine.cache.budget
     assert engine.cache.evictions == 1
+    # What an operator sizes the budget by, on /metrics (this process's registry).
+    counted = {k: v - counted_before[k] for k, v in index_metrics().items()}
+    assert counted == {"hit": 1, "miss": 3, "builds": 3, "evictions": 1}, counted
+    assert REGISTRY.get_sample_value("feedback_posts_index_bytes") == engine.cache.used()
     for slug in slugs:  # an evicted workspace still answers, and right
         expected = straightforward(context, slug, Filters(), "oldest", 100, 0)
         assert [str(d["_id"]) for d in engine.page(slug, Filters(), "oldest", 100, 0)] == expected

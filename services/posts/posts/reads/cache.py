@@ -29,11 +29,21 @@ import queue
 import threading
 import time
 from collections import OrderedDict
-from typing import Callable
+
+from prometheus_client import Counter, Gauge
 
 from posts.reads.index import WorkspaceIndex
 
 log = logging.getLogger(__name__)
+
+# What an operator sizes POSTS_INDEX_MEMORY_MB by (docs/services/posts.md, "Reads"): misses
+# that keep coming with evictions say the budget is short of the workspaces read.
+READS = Counter("feedback_posts_index_reads_total",
+                "Reads that asked for a workspace's query index: answered by it (hit) or not (miss: not built yet, or too big)",
+                ["result"])
+BUILDS = Counter("feedback_posts_index_builds_total", "Query indexes built")
+EVICTIONS = Counter("feedback_posts_index_evictions_total", "Query indexes evicted to keep within the budget")
+HELD_BYTES = Gauge("feedback_posts_index_bytes", "Bytes the query indexes held, as measured")
 
 # A build this slow marks its workspace as one a new process warms before it is ready.
 WARM_BEFORE_READY_SECONDS = 0.5
@@ -66,6 +76,7 @@ class IndexCache:
             index = self._indexes.get(slug)
             if index is not None:
                 self._indexes.move_to_end(slug)
+        READS.labels("miss" if index is None else "hit").inc()
         if index is None:
             if not self.background:
                 return self.build(slug)
@@ -104,6 +115,7 @@ class IndexCache:
         docs, clocks = self.repo.index_source(slug)
         index = WorkspaceIndex(docs, clocks, ordered=self.ordered)
         seconds = time.monotonic() - started
+        BUILDS.inc()
         per_post = index.footprint() / max(1, index.size())
         # An index is hundreds of thousands of long-lived objects: out of the garbage collector's
         # full passes, which would otherwise walk them all, often, under load. Collected first,
@@ -209,6 +221,8 @@ class IndexCache:
                 if index is not None:
                     used -= self._per_post.pop(slug) * index.size()
                     self.evictions += 1
+                    EVICTIONS.inc()
+            HELD_BYTES.set(used)
 
     def held(self) -> list[str]:
         with self._lock:
@@ -218,6 +232,3 @@ class IndexCache:
         with self._lock:
             return sum(i.size() for i in self._indexes.values())
 
-
-def cache_factory(repo, budget_mb: float, ordered: bool) -> Callable[[], IndexCache]:
-    return lambda: IndexCache(repo, int(budget_mb * 2**20), ordered)
