@@ -154,18 +154,22 @@ def main() -> None:
             wait_ready(f"http://127.0.0.1:{port}/readyz", timeout=max(1.0, deadline - time.perf_counter()))
             return alive, time.perf_counter() - t
 
-        def first_lists(slug: str) -> tuple[list[float], float | None]:
-            """Lists one after the other until one is as fast as a hot list (its index answers),
-            at most START_LISTS of them or for START_SECONDS (a cold read of a big workspace is a
-            scan on the stand-in: twenty of them beside the index's build swamped it); then how
-            long until the index answers."""
-            up, times = time.perf_counter(), []
+        def first_lists(slug: str, all_of_them: bool) -> tuple[list[float], float | None]:
+            """START_LISTS lists one after the other (``all_of_them``), or until one is as fast
+            as a hot list (its index answers), at most START_LISTS of them or for START_SECONDS
+            (a cold read of a big workspace is a scan on the stand-in: twenty of them beside the
+            index's build swamped it); then how long until the index answers."""
+            up, times, indexed = time.perf_counter(), [], None
             while len(times) < START_LISTS and time.perf_counter() - up < START_SECONDS:
                 t = time.perf_counter()  # a read past the gateway's timeout counts as its time to the 504
                 http.request("GET", f"{stack.url}/v1/workspaces/{slug}/posts?limit=20&sort=top", timeout=120)
                 times.append(time.perf_counter() - t)
-                if times[-1] < 0.02:
-                    return times, time.perf_counter() - up
+                if times[-1] < 0.02 and indexed is None:
+                    indexed = time.perf_counter() - up
+                if indexed is not None and not all_of_them:
+                    break
+            if indexed is not None:
+                return times, indexed
             deadline = time.perf_counter() + 120
             while time.perf_counter() < deadline:
                 t = time.perf_counter()
@@ -210,6 +214,9 @@ def main() -> None:
                   f"second half: {', '.join(f'{k} {v:.0f}' for k, v in sorted(counts.items()))}", flush=True)
             return figure
 
+        # A reused data folder remembers the big workspace as built (post_warm_indexes): forgotten,
+        # so that no process builds it before the start phase reads it cold.
+        db.post_warm_indexes.delete_many({})
         runs = ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000))
         figures: dict[str, list[tuple]] = {label: [] for label, _ in runs}
         for round_ in range(args.rounds):
@@ -218,9 +225,9 @@ def main() -> None:
 
         # Start: a workspace no process has built yet is read cold (by the database while its
         # index builds); a new process, having seen it built (and slow to build), warms it first.
-        never_built = first_lists(big)
+        never_built = first_lists(big, all_of_them=False)
         alive, ready = restart(args.budget)
-        after_restart = first_lists(big)
+        after_restart = first_lists(big, all_of_them=True)
 
         print(f"\nmemory engine, one posts API process, {args.posts} posts over {args.workspaces} workspaces, "
               f"{args.reads} lists spread by a Zipf law (s=1.1), {args.rounds} rounds:")

@@ -86,6 +86,17 @@ def test_vectors_reuse_rows_and_rank_by_cosine():
     assert vectors.cosines(basis[1], [4, 5, 7]) == [1.0, None, 1.0]
 
 
+def test_built_vectors_hold_their_posts_rows_and_grow_from_there():
+    basis = np.eye(embeddings.DIMENSION, dtype=np.float32)
+    vectors = Vectors({oid: basis[oid] for oid in range(1, 101)})
+    assert vectors.matrix.shape == (100, embeddings.DIMENSION)  # no growth step's empty rows
+    assert vectors.cosines(basis[7], [7, 8, 500]) == [1.0, 0.0, None]
+    vectors.put(500, basis[200])
+    assert len(vectors) == 101 and len(vectors.matrix) == 150
+    assert [oid for _, oid in vectors.nearest(basis[200], lambda oid: True, 1)] == [500]
+    assert len(Vectors().matrix) == 0 and Vectors().nearest(basis[0], lambda oid: True, 3) == []
+
+
 # -- the service -----------------------------------------------------------------------------------
 
 

@@ -49,8 +49,9 @@ SORTS: dict[str, Callable[["Entry"], int]] = {
 # wanted, if more) before it answers from the filter's sets: a filter matching fewer than one
 # post in WALK_PER_ITEM is cheaper to read that way.
 WALK_MIN, WALK_PER_ITEM = 2000, 50
-# The vector matrix grows by this factor when full (its rows are reused as posts go).
-GROWTH = 1.5
+# The vector matrix grows by this factor when full, by MIN_ROWS rows at least (its rows are
+# reused as posts go).
+GROWTH, MIN_ROWS = 1.5, 16
 
 
 @dataclass(slots=True)
@@ -115,10 +116,14 @@ class Vectors:
     matrix, so one matrix product gives the cosine of a query with every post. Not locked:
     the :class:`WorkspaceIndex` that owns it is."""
 
-    def __init__(self):
-        self.matrix = np.zeros((0, embeddings.DIMENSION), dtype=np.float32)
-        self.row_of: dict[int, int] = {}
-        self.oid_at: list[int | None] = []  # row -> post (None: a free row, all zeros)
+    def __init__(self, vectors: dict[int, np.ndarray] | None = None):
+        """``vectors``: each post's, as built. The matrix starts at their number of rows: most
+        workspaces are small, and a growth step's empty rows would cost more than their posts
+        (a 100-post workspace held 1.5 MB in a 1,024-row first step: docs/benchmarks.md)."""
+        vectors = vectors or {}
+        self.matrix = np.array(list(vectors.values()), dtype=np.float32).reshape(len(vectors), embeddings.DIMENSION)
+        self.oid_at: list[int | None] = list(vectors)  # row -> post (None: a free row, all zeros)
+        self.row_of: dict[int, int] = {oid: row for row, oid in enumerate(self.oid_at)}
         self.free: list[int] = []
 
     def put(self, oid: int, vector: np.ndarray | None) -> None:
@@ -141,7 +146,7 @@ class Vectors:
     def _new_row(self) -> int:
         row = len(self.oid_at)
         if row == len(self.matrix):
-            grown = np.zeros((max(1024, int(row * GROWTH)), embeddings.DIMENSION), dtype=np.float32)
+            grown = np.zeros((max(MIN_ROWS, int(row * GROWTH)), embeddings.DIMENSION), dtype=np.float32)
             grown[:row] = self.matrix
             self.matrix = grown
         self.oid_at.append(None)
@@ -196,15 +201,18 @@ class WorkspaceIndex:
         self.by_moderation: dict[str, set[int]] = {}
         self.by_facet: dict[str, set[int]] = {}
         self.postings: dict[str, set[int]] = {}
-        self.vectors = Vectors()
         self.clocks = dict(clocks)  # change clock -> the count this index has caught up with
         self.watermark = 0  # the newest changedAt applied
-        for doc in docs:  # the orders are sorted once at the end, not entry by entry
+        vectors = {}
+        for doc in docs:  # the orders and the vector matrix are made once at the end
             entry = Entry.from_doc(doc)
             if entry.oid not in self.entries:
                 self._add(entry, ordered=False)
-                self.vectors.put(entry.oid, embeddings.from_stored(doc.get("embedding")))
+                vector = embeddings.from_stored(doc.get("embedding"))
+                if vector is not None:
+                    vectors[entry.oid] = vector
                 self.watermark = max(self.watermark, entry.changed)
+        self.vectors = Vectors(vectors)
         for (pop, sort), order in self.orders.items():
             order.update(SORTS[sort](self.entries[oid]) for oid in self.members[pop])
 
