@@ -372,7 +372,6 @@ class PostRepository(Repository):
         query = {"workspace": slug, "_id": {"$gt": after}}
         return list(self.posts.find(query, projection=SCORED, sort=[("_id", 1)], limit=limit))
 
-
     # -- suggested duplicates (posts.suggestions) -------------------------------------------
 
     def suggest(self, doc: dict) -> bool:
