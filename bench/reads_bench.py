@@ -37,6 +37,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 import urllib3
 from prometheus_client.parser import text_string_to_metric_families
@@ -45,6 +46,15 @@ from harness import NO_RATE_LIMITS, api_caller, insert_posts, machine, process_t
 from posts_bench import generated_post
 
 START_LISTS, START_SECONDS = 20, 240.0  # the start phase's lists of the big workspace, at most
+
+
+class ReadsRun(NamedTuple):
+    """One run of the Zipf-spread lists: the worker's RSS (MB) and the hot lists' times (ms)."""
+
+    rss_before: float  # before any list, the sentence model loaded
+    rss_peak: float
+    p50: float
+    p95: float
 
 
 def p50_p95(values: list[float]) -> tuple[float, float]:
@@ -191,34 +201,34 @@ def main() -> None:
                                + (f" {result}" if result else "")] = sample.value
             return counts
 
-        def reads_run(label: str, budget: float) -> tuple:
+        def reads_run(label: str, budget: float) -> ReadsRun:
             restart(budget)
             call("GET", f"/workspaces/{slugs[0]}/posts/search?q=export")  # loads the sentence model
             rss_before = worker_rss()
+            half = len(order) // 2  # measured in the second half: the cache has settled
             hot_times, rss_peak, counts_before = [], 0.0, {}
             for i, slug in enumerate(order):
-                if i == len(order) // 2:  # the second half: the cache has settled
+                if i == half:
                     counts_before = cache_counts()
                 t = time.perf_counter()
                 call("GET", f"/workspaces/{slug}/posts?limit=20&sort=top")
-                if slug in hot and i >= len(order) // 2:
+                if slug in hot and i >= half:
                     hot_times.append(time.perf_counter() - t)
                 if i % 200 == 0:
                     rss_peak = max(rss_peak, worker_rss())
             counts = {k: v - counts_before.get(k, 0) for k, v in cache_counts().items()}
-            p50, p95 = p50_p95(hot_times)
-            figure = (rss_before, max(rss_peak, worker_rss()), p50, p95, counts)
+            run = ReadsRun(rss_before, max(rss_peak, worker_rss()), *p50_p95(hot_times))
             # Printed as soon as measured: the start phase below can outlast a session on the stand-in.
-            print(f"  {label:24} worker RSS (model included) {figure[0]:4.0f} MB before any list, "
-                  f"{figure[1]:4.0f} MB at peak; lists of the hottest 10%: p50 {p50:5.1f} ms, p95 {p95:5.1f} ms; "
+            print(f"  {label:24} worker RSS (model included) {run.rss_before:4.0f} MB before any list, "
+                  f"{run.rss_peak:4.0f} MB at peak; lists of the hottest 10%: p50 {run.p50:5.1f} ms, p95 {run.p95:5.1f} ms; "
                   f"second half: {', '.join(f'{k} {v:.0f}' for k, v in sorted(counts.items()))}", flush=True)
-            return figure
+            return run
 
         # A reused data folder remembers the big workspace as built (post_warm_indexes): forgotten,
         # so that no process builds it before the start phase reads it cold.
         db.post_warm_indexes.delete_many({})
         runs = ((f"budget {args.budget:.0f} MB", args.budget), ("unbounded (as before)", 1_000_000))
-        figures: dict[str, list[tuple]] = {label: [] for label, _ in runs}
+        figures: dict[str, list[ReadsRun]] = {label: [] for label, _ in runs}
         for round_ in range(args.rounds):
             for label, budget in runs if round_ % 2 == 0 else runs[::-1]:
                 figures[label].append(reads_run(label, budget))
@@ -231,9 +241,9 @@ def main() -> None:
 
         print(f"\nmemory engine, one posts API process, {args.posts} posts over {args.workspaces} workspaces, "
               f"{args.reads} lists spread by a Zipf law (s=1.1), {args.rounds} rounds:")
-        base = statistics.median(f[3] for f in figures["unbounded (as before)"])
+        base = statistics.median(run.p95 for run in figures["unbounded (as before)"])
         for label, measured in figures.items():
-            before, peak, p50, p95 = (statistics.median(f[i] for f in measured) for i in range(4))
+            before, peak, p50, p95 = (statistics.median(column) for column in zip(*measured))
             print(f"  {label:24} worker RSS (model included) {before:4.0f} MB before any list, {peak:4.0f} MB at peak "
                   f"(+{peak - before:.0f} MB); lists of the hottest 10% (medians of the rounds): p50 {p50:5.1f} ms, "
                   f"p95 {p95:5.1f} ms ({p95 / base:4.2f}x the unbounded p95)")
