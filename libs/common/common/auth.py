@@ -80,6 +80,10 @@ class Caller:
     key_id: str | None = None  # API key id (managers, and agents with a scoped key)
     session_id: str | None = None  # a signed-in visitor's session (people service): what signing out ends
     role: str | None = None  # an API key's role (manager, write, read: the gateway enforces read), or a member's (owner, manager)
+    # An API key made by a team member's session (or derived from such a key): that member's
+    # ``person:<id>``. The key acts with no more than its maker's rights, and only while the
+    # maker is on the team (people service). None: the operator's key (or not a key).
+    key_maker: str | None = None
 
     def is_manager_of(self, slug: str) -> bool:
         return self.kind == ADMIN or (self.kind == MANAGER and self.workspace == slug)

@@ -47,6 +47,8 @@ class Workspace:
     key: str  # a manager API key
     api: Api
     sso_secret: str | None = None
+    # The operator's token: the one caller an invitation's link is shown to (others get it by mail).
+    admin_token: str | None = None
 
     @property
     def path(self) -> str:
@@ -100,4 +102,4 @@ def create_workspace(api: Api, admin_token: str, slug: str | None = None, name: 
     slug = slug or unique_slug()
     r = api.post("/workspaces", key=admin_token, json={"slug": slug, "name": name})
     assert r.status_code == 201, r.text
-    return Workspace(slug=slug, key=r.json()["apiKey"], api=api)
+    return Workspace(slug=slug, key=r.json()["apiKey"], api=api, admin_token=admin_token)

@@ -8,7 +8,7 @@ SHA-256 of the random value handed out (``people.tokens``), so a copy of the dat
 nobody in.
 """
 
-from mongoengine import BinaryField, DateTimeField, DictField, Document, IntField, ListField, ObjectIdField, StringField
+from mongoengine import BinaryField, BooleanField, DateTimeField, DictField, Document, IntField, ListField, ObjectIdField, StringField
 
 ALIAS = "people"
 
@@ -16,9 +16,12 @@ ALIAS = "people"
 class Person(Document):
     """Someone with an account: one verified email address, across workspaces."""
 
-    email = StringField(required=True)  # lower case; verified (a link reached it, or an identity provider or SSO token vouched)
+    email = StringField(required=True)  # lower case; a link reached it, or a workspace's identity provider or SSO token vouched
     name = StringField(required=True)
     avatarUrl = StringField(null=True)
+    # Workspaces where this person ever signed in: there, a sign-in link to the address is asked
+    # for by its holder, not a stranger (the cap on mail to strangers' addresses).
+    signedInTo = ListField(StringField())
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
     COLLECTION = "persons"
@@ -56,6 +59,9 @@ class Invitation(Document):
     role = StringField(required=True)
     tokenHash = StringField(required=True)
     invitedBy = DictField(null=True)  # the actor ({id, name})
+    # The member whose rights invited (``person:<id>``: their session, or a key they made); None
+    # for the operator. The invitation holds only while that member is still an owner here.
+    inviterPerson = StringField(null=True)
     createdAt = DateTimeField(required=True)
     expiresAt = DateTimeField(required=True)  # deleted a day after (TTL), accepted or not
     acceptedAt = DateTimeField(null=True)
@@ -66,6 +72,8 @@ class Invitation(Document):
         "indexes": [
             {"fields": ["tokenHash"], "unique": True},
             ("workspace", "email"),
+            ("workspace", "createdAt"),  # the hourly cap on a team's invitations
+            ("workspace", "inviterPerson"),  # a member who leaves takes their pending invitations along
             {"fields": ["expiresAt"], "expireAfterSeconds": 24 * 3600},
         ],
     }
@@ -94,13 +102,15 @@ class LinkRequest(Document):
     a link was sent (known and unknown addresses count alike)."""
 
     email = StringField(required=True)
+    workspace = StringField(null=True)  # where it was asked (None: before requests were kept per workspace)
+    stranger = BooleanField(default=False)  # asked where the address never signed in
     at = DateTimeField(required=True)
     expiresAt = DateTimeField(required=True)
     COLLECTION = "link_requests"
     meta = {
         "db_alias": ALIAS,
         "collection": COLLECTION,
-        "indexes": [("email", "at"), {"fields": ["expiresAt"], "expireAfterSeconds": 0}],
+        "indexes": [("email", "workspace", "at"), ("email", "stranger", "at"), {"fields": ["expiresAt"], "expireAfterSeconds": 0}],
     }
 
 
@@ -117,6 +127,12 @@ class Session(Document):
     avatarUrl = StringField(null=True)
     role = StringField(null=True)  # the member's role when it began; None: an end user
     method = StringField(required=True)  # how it was signed in: email, invitation, oidc, passkey, sso
+    # Whether the platform itself checked that this person holds the address: an emailed link,
+    # an invitation mailed to it, or a passkey registered from such a session. An SSO token or a
+    # workspace's own identity provider is that workspace's word only: such a session acts on
+    # this workspace, never on the person's profile or sessions elsewhere. None: from before the
+    # field (read by method: ``people.service.PROVEN_METHODS``).
+    proven = BooleanField(null=True)
     createdAt = DateTimeField(required=True)
     lastSeenAt = DateTimeField(required=True)
     expiresAt = DateTimeField(required=True)  # absolute expiry (TTL)
@@ -159,6 +175,11 @@ class Passkey(Document):
     signCount = IntField(default=0)  # the authenticator's counter when last used (0: it keeps none)
     transports = ListField(StringField())  # hints for the browser: internal, hybrid, usb...
     name = StringField(required=True)
+    # What the session that registered it had, and all a sign-in with it gets: a team member's
+    # session (``team``) lets it sign in with the member's role; a proven one (``Session.proven``)
+    # makes proven sessions. An end user's passkey never opens a team session.
+    team = BooleanField(default=False)
+    proven = BooleanField(default=False)
     createdAt = DateTimeField(required=True)
     lastUsedAt = DateTimeField(null=True)
     COLLECTION = "passkeys"

@@ -9,6 +9,12 @@ of ours, a 400 naming why; nothing outside this module touches the library.
 A passkey belongs to a person on one workspace: it is looked up by (workspace, credential id),
 so one registered on workspace A signs nobody in on B. Sign-in is discoverable (the browser
 offers the passkeys it holds for the site, nothing is typed): the options name no credential.
+
+A passkey gives no more than the session that registered it had. One registered from a team
+member's session signs in with the member's role (read again at sign-in); one registered from
+an end user's session (an SSO token, a workspace's identity provider outside its team domain,
+a link where the person was not yet on the team) signs in as an end user, whatever team the
+person is on: a customer's app that vouches for an owner's address gets no owner's passkey.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from common.validation import check
 from people import schemas
 from people.config import PeopleConfig
 from people.repository import PasskeyRepository
-from people.service import PeopleService, actor_of
+from people.service import PeopleService, actor_of, session_proven
 
 METHOD = "passkey"  # the sign-in method's name in contract.METHODS and on sessions
 CHALLENGE_SECONDS = 5 * 60
@@ -57,7 +63,8 @@ class Passkeys:
 
     def registration_options(self, caller: auth.Caller, slug: str, body) -> dict:
         person = self._signed_in_person(caller, slug)
-        self._require_offered(slug, person)
+        if not caller.role:  # an end user's session registers an end user's passkey
+            self._require_offered_to_end_users(slug)
         origin = self.people.origin(slug, check(body, schemas.PASSKEY_OPTIONS).get("origin"))
         challenge = self._challenge(slug, "registration", origin, person_id=person["_id"], session_id=caller.session_id)
         options = generate_registration_options(
@@ -86,12 +93,17 @@ class Passkeys:
         at = now()
         transports = [t for t in credential["response"].get("transports") or [] if t in TRANSPORTS]
         name = (fields.get("name") or "").strip() or DEFAULT_NAME
+        registered_from = self.people.repo.session(caller.session_id)
+        if registered_from is None:
+            raise Unauthorized("this session has ended; sign in again")
 
         def work(session):
             doc = self.repo.add_passkey(session, {
                 "workspace": slug, "personId": person["_id"], "credentialId": bytes_to_base64url(verified.credential_id),
                 "publicKey": verified.credential_public_key, "signCount": verified.sign_count, "transports": transports,
                 "name": name, "createdAt": at,
+                # What the registering session had is all the passkey will ever give.
+                "team": bool(registered_from.get("role")), "proven": session_proven(registered_from),
             })
             self.people.repo.record(slug, "passkey.registered", actor_of(person),
                                     {"passkey": {"id": str(doc["_id"]), "name": name}}, at, session)
@@ -168,21 +180,21 @@ class Passkeys:
         person = self.people.repo.person(passkey["personId"])
         if person is None:
             raise BadRequest("this passkey's person is gone")
-        membership = self._require_offered(slug, person)
+        membership = self.people.repo.membership(slug, person["_id"]) if passkey.get("team") else None
+        if membership is None:
+            self._require_offered_to_end_users(slug)
 
         def work(session):
             self.repo.used(session, passkey["_id"], verified.new_sign_count, now())
-            return self.people._start(slug, person, membership["role"] if membership else None, METHOD, session)
+            return self.people._start(slug, person, membership["role"] if membership else None, METHOD, session,
+                                      proven=bool(passkey.get("proven")))
 
         return self.people.repo.transaction(work)
 
-    def _require_offered(self, slug: str, person: dict) -> dict | None:
-        """The person's membership here; an end user (None) only where the workspace offers
-        passkeys to its users (team members may use every method)."""
-        membership = self.people.repo.membership(slug, person["_id"])
-        if membership is None and METHOD not in self.people.end_user_methods(slug):
+    def _require_offered_to_end_users(self, slug: str) -> None:
+        """403 unless the workspace offers passkeys to its users (team members may use every method)."""
+        if METHOD not in self.people.end_user_methods(slug):
             raise Forbidden("this workspace does not offer passkey sign-in to its users")
-        return membership
 
     # -- challenges ------------------------------------------------------------------------------
 

@@ -130,6 +130,18 @@ class PeopleRepository(Repository):
         self.invitations.insert_one(doc, session=session)
         return doc
 
+    def invitations_sent(self, slug: str, since: datetime) -> int:
+        """Invitations the team (not the operator) sent since ``since``, replaced ones too: the
+        audit log keeps each, where the invitations themselves are replaced."""
+        return self.audit.count_documents({"workspace": slug, "at": {"$gt": since}, "type": "invitation.created",
+                                           "actor.id": {"$ne": "operator"}})
+
+    def drop_invitations_of(self, session: ClientSession, slug: str, inviter: str) -> int:
+        """Pending invitations whose rights came from ``inviter`` (``person:<id>``): they go
+        when that member leaves or stops being an owner."""
+        return self.invitations.delete_many({"workspace": slug, "inviterPerson": inviter, "acceptedAt": None},
+                                            session=session).deleted_count
+
     def pending_invitations(self, slug: str, at: datetime) -> list[dict]:
         return list(self.invitations.find({"workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}}).sort("createdAt", 1))
 
@@ -145,11 +157,16 @@ class PeopleRepository(Repository):
 
     # -- sign-in links -----------------------------------------------------------------------
 
-    def count_link_requests(self, email: str, since: datetime) -> int:
-        return self.link_requests.count_documents({"email": email, "at": {"$gt": since}})
+    def link_requests_here(self, email: str, slug: str, since: datetime) -> int:
+        return self.link_requests.count_documents({"email": email, "workspace": slug, "at": {"$gt": since}})
 
-    def record_link_request(self, email: str, at: datetime, expires_at: datetime) -> None:
-        self.link_requests.insert_one(new_document(LinkRequest, email=email, at=at, expiresAt=expires_at))
+    def stranger_link_requests(self, email: str, since: datetime) -> int:
+        """Links asked for ``email`` on workspaces where it never signed in, all together."""
+        return self.link_requests.count_documents({"email": email, "stranger": True, "at": {"$gt": since}})
+
+    def record_link_request(self, email: str, slug: str, stranger: bool, at: datetime, expires_at: datetime) -> None:
+        self.link_requests.insert_one(new_document(LinkRequest, email=email, workspace=slug, stranger=stranger, at=at,
+                                                   expiresAt=expires_at))
 
     def add_link(self, fields: dict) -> None:
         self.links.insert_one(new_document(SignInLink, **fields))
@@ -170,6 +187,10 @@ class PeopleRepository(Repository):
 
     def session(self, token_hash: str) -> dict | None:
         return self.sessions.find_one({"_id": token_hash})
+
+    def note_signed_in(self, person_id: ObjectId, slug: str, session: ClientSession | None = None) -> None:
+        self.persons.update_one({"_id": person_id, "signedInTo": {"$ne": slug}}, {"$push": {"signedInTo": slug}},
+                                session=session)
 
     def seen(self, token_hash: str, at: datetime) -> None:
         self.sessions.update_one({"_id": token_hash}, {"$set": {"lastSeenAt": at}})

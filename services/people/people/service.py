@@ -10,6 +10,17 @@ session is refused at once). Any other credential (an API key, an SSO token) is 
 service's to check; an SSO token with an email becomes that address's person, so a token and an
 emailed link of one address are one person, with one vote. An SSO token never makes a team
 member: the customer's app vouches for its users, not for the team.
+
+What a workspace asserts is its word alone. An SSO token's email, or the email its own identity
+provider vouches for, makes a session on that workspace only (``proven`` false): it never
+changes the person's profile or ends their sessions elsewhere, and a passkey registered from
+it never opens a team session. The platform's own proof (an emailed link, an invitation mailed
+to the address and shown to nobody else, a passkey registered from a proven session) is what
+changes a person everywhere.
+
+An API key made by a team member (``Caller.key_maker``) acts only while its maker is on the team,
+and manages members only while its maker is an owner; the operator's keys act as the operator
+made them.
 """
 
 from __future__ import annotations
@@ -42,6 +53,10 @@ REFUSALS = {400: BadRequest, 401: Unauthorized, 403: Forbidden, 404: NotFound}
 CREDENTIALS_SERVICE = "workspaces"
 CREDENTIALS_PATH = "/internal/credentials"
 TEAM_MAX = 10_000  # members the internal team directory answers (a team is people, not users)
+# Sign-in methods where the platform itself saw the address answer (a mailed link): a session
+# from one is proven (``Session.proven``; a passkey's session is as proven as the one it was
+# registered from).
+PROVEN_METHODS = ("email", "invitation")
 
 
 def normalize_email(value: str) -> str:
@@ -89,6 +104,8 @@ class PeopleService:
             raise (Unavailable if status == 503 else BadGateway)(f"cannot verify credentials now: {message}")
         companies = answer.pop("companies", None)
         caller = auth.Caller(**answer)
+        if caller.key_maker:
+            self._require_key_maker_on_team(caller)
         if caller.kind == auth.USER and caller.email and caller.user_id and caller.user_id.startswith("sso:"):
             caller = self._sso_person(caller)
         if companies is not None:
@@ -109,6 +126,15 @@ class PeopleService:
             self.repo.write(session, [self.repo.event(slug, contract.COMPANIES_CLAIMED, {"userId": user_id, "companies": companies})])
 
         self.repo.transaction(work)
+
+    def _require_key_maker_on_team(self, caller: auth.Caller) -> None:
+        """A key a member made works only while they are on the team (their keys are revoked
+        when they leave; this holds in between, and for any key the revocation missed)."""
+        maker = caller.key_maker.removeprefix(auth.PERSON_PREFIX)
+        if caller.key_maker == maker:
+            return  # made before makers were kept: a manager, never an owner (_require_owner)
+        if not ObjectId.is_valid(maker) or self.repo.membership(caller.workspace, ObjectId(maker)) is None:
+            raise Unauthorized("this API key was made by someone who is no longer on the team")
 
     def _session_caller(self, token: str, slug: str | None) -> auth.Caller:
         doc = self._live_session(token)
@@ -167,6 +193,9 @@ class PeopleService:
         person = self._person_of(caller)
         if person is None:
             raise Forbidden("only a person with an email address has a profile to change")
+        if not self._proven(caller):
+            raise Forbidden("your name and picture here come from the app or provider you signed in with; "
+                            "to change your profile, sign in with an emailed link")
         fields = check(body, schemas.UPDATE_ME)
         if "name" in fields:
             fields["name"] = fields["name"].strip()
@@ -188,9 +217,16 @@ class PeopleService:
         person = self._person_of(caller)
         if person is None or not caller.session_id:
             raise BadRequest("only a person signed in with a session can sign out everywhere")
-        ended = self.repo.end_sessions(person["_id"])
+        # A session this workspace vouched for reaches this workspace's sessions only.
+        ended = self.repo.end_sessions(person["_id"], None if self._proven(caller) else caller.workspace)
         self.repo.record(caller.workspace, "sign_out_everywhere", actor_of(person), {"sessions": ended}, now())
         return {"ended": ended}
+
+    def _proven(self, caller: auth.Caller) -> bool:
+        """Whether the caller's session rests on the platform's own proof of the address (an SSO
+        token sent with the request, without a session, never does)."""
+        doc = self.repo.session(caller.session_id) if caller.session_id else None
+        return doc is not None and session_proven(doc)
 
     # -- sessions from an SSO token ----------------------------------------------------------
 
@@ -205,7 +241,9 @@ class PeopleService:
         return self._start(slug, person, None, "sso", user=caller)
 
     def _start(self, slug: str, person: dict | None, role: str | None, method: str, session=None,
-               user: auth.Caller | None = None) -> dict:
+               user: auth.Caller | None = None, proven: bool | None = None) -> dict:
+        """A new session; ``proven`` (by default: whether ``method`` is one of PROVEN_METHODS)
+        says whether the platform itself checked the address."""
         at = now()
         token = tokens.new_session_token()
         who = {"personId": person["_id"], "userId": person_user_id(person["_id"]), "name": person["name"],
@@ -213,8 +251,11 @@ class PeopleService:
             "personId": None, "userId": user.user_id, "name": user.name, "email": user.email, "avatarUrl": user.avatar_url}
         doc = self.repo.add_session({
             "tokenHash": tokens.digest(token), "workspace": slug, **who, "role": role, "method": method,
+            "proven": method in PROVEN_METHODS if proven is None else proven,
             "createdAt": at, "lastSeenAt": at, "expiresAt": at + timedelta(seconds=self.config.session_max_seconds),
         }, session)
+        if person is not None and slug not in person.get("signedInTo", ()):
+            self.repo.note_signed_in(person["_id"], slug, session)
         actor = {"id": who["userId"], "name": who["name"] or "Someone"}
         self.repo.record(slug, "sign_in", actor, {"method": method, "role": role}, at, session)
         return shapes.session(token, doc)
@@ -231,14 +272,19 @@ class PeopleService:
         origin = self.origin(slug, fields.get("origin"))
         at = now()
         window = timedelta(seconds=self.config.links_window_seconds)
-        if self.repo.count_link_requests(email, at - window) >= self.config.links_per_address:
+        person = self.repo.person_by_email(email)
+        member = person is not None and self.repo.membership(slug, person["_id"]) is not None
+        # An address is counted per workspace, so asking elsewhere never locks it out here; and
+        # where it never signed in, also against all such workspaces together (a stranger's board
+        # may not mail an address without end). Every address is answered alike.
+        stranger = not member and (person is None or slug not in person.get("signedInTo", ()))
+        if (self.repo.link_requests_here(email, slug, at - window) >= self.config.links_per_address
+                or (stranger and self.repo.stranger_link_requests(email, at - window) >= self.config.links_per_stranger_address)):
             raise TooManyRequests(
                 f"too many sign-in links were asked for this address; try again in {self.config.links_window_seconds // 60} minutes",
                 headers={"Retry-After": str(self.config.links_window_seconds)},
             )
-        self.repo.record_link_request(email, at, at + window)
-        person = self.repo.person_by_email(email)
-        member = person is not None and self.repo.membership(slug, person["_id"]) is not None
+        self.repo.record_link_request(email, slug, stranger, at, at + window)
         if member or "email" in self.end_user_methods(slug):
             token = tokens.new_token()
             next_path = self._next(slug, fields.get("next"))
@@ -246,7 +292,8 @@ class PeopleService:
                                 "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.link_seconds)})
             query = {"token": token, **({"next": next_path} if next_path else {})}
             link = self.site_url(origin, slug, "/sign-in/email?" + urlencode(query))
-            self.letters.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token))
+            self.letters.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token),
+                                      board=self.site_url(origin, slug, "/"))
         return {"status": "sent", "message": "If this address may sign in here, a link is on its way. It works once."}
 
     def redeem_link(self, slug: str, body) -> dict:
@@ -266,16 +313,31 @@ class PeopleService:
     # -- team members ------------------------------------------------------------------------
 
     def _require_owner(self, caller: auth.Caller, slug: str) -> None:
-        """The operator, a manager API key of ``slug`` (a script bootstraps a team with one) or an
-        owner signed in: 401/403 for anyone else, 404 for an unknown workspace."""
+        """The operator, the operator's manager API key of ``slug`` (a script bootstraps a team
+        with one), an owner signed in, or a manager key an owner made: 401/403 for anyone else
+        (a key a manager made acts as its maker, never above), 404 for an unknown workspace."""
         self.workspaces.require_manager(caller, slug)
-        if caller.kind == auth.ADMIN or caller.key_id:
+        if caller.kind == auth.ADMIN or (caller.key_id and not caller.key_maker):
             return
         # The role is read again, not taken from the session: the membership is what counts.
-        person_id = (caller.user_id or "").removeprefix(auth.PERSON_PREFIX)
-        membership = self.repo.membership(slug, ObjectId(person_id)) if ObjectId.is_valid(person_id) else None
-        if membership is None or membership["role"] != "owner":
+        if self._team_role(slug, self._rights_of(caller)) != "owner":
             raise Forbidden("only an owner of this workspace can manage its members")
+
+    @staticmethod
+    def _rights_of(caller: auth.Caller) -> str | None:
+        """Whose team rights a caller acts with: the member signed in, or the member who made the
+        key (``person:<id>``); None for the operator and the operator's keys."""
+        if caller.kind == auth.ADMIN:
+            return None
+        return caller.key_maker if caller.key_id else caller.user_id
+
+    def _team_role(self, slug: str, person: str | None, session=None) -> str | None:
+        """The team role of ``person`` (``person:<id>``) on ``slug``, read now; None for none."""
+        person_id = (person or "").removeprefix(auth.PERSON_PREFIX)
+        if person == person_id or not ObjectId.is_valid(person_id):
+            return None
+        membership = self.repo.membership(slug, ObjectId(person_id), session)
+        return membership["role"] if membership else None
 
     def members(self, caller: auth.Caller, slug: str, limit: int) -> dict:
         self.workspaces.require_manager(caller, slug)
@@ -304,8 +366,10 @@ class PeopleService:
 
     def invite(self, caller: auth.Caller, slug: str, body) -> dict:
         """Invite an address to the team: a single-use link, mailed, valid
-        ``invitation_seconds``. The inviter sees the link too (they could invite themselves:
-        it gives them nothing), so a script or ``feedback invite`` can hand it over."""
+        ``invitation_seconds``. Accepting signs in as that address's person, so the link is the
+        address's alone: only the operator, who runs the platform, sees it in the answer too
+        (``feedback invite`` hands it over where mail does not reach yet). A team sends at most
+        ``invitations_per_hour`` (the mail carries its name and the inviter's to any address)."""
         self._require_owner(caller, slug)
         fields = check(body, schemas.INVITE)
         email, role = normalize_email(fields["email"]), fields["role"]
@@ -315,10 +379,14 @@ class PeopleService:
         token = tokens.new_token()
         at = now()
         actor = auth.actor(caller)
+        if caller.kind != auth.ADMIN and self.repo.invitations_sent(slug, at - timedelta(hours=1)) >= self.config.invitations_per_hour:
+            raise TooManyRequests(f"this team sent {self.config.invitations_per_hour} invitations in the last hour, "
+                                  "the most it may; try again later", headers={"Retry-After": "3600"})
 
         def work(session):
             doc = self.repo.invite(session, {
                 "workspace": slug, "email": email, "role": role, "tokenHash": tokens.digest(token), "invitedBy": actor,
+                "inviterPerson": self._rights_of(caller),
                 "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.invitation_seconds),
             })
             self.repo.record(slug, "invitation.created", actor, {"email": email, "role": role}, at, session)
@@ -326,9 +394,11 @@ class PeopleService:
 
         doc = self.repo.transaction(work)
         link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
-        self.letters.invitation(slug, email, role, actor["name"] if actor else None, link,
-                                self.config.invitation_seconds // 86400, key=str(doc["_id"]))
-        return {**shapes.invitation(doc), "link": link}
+        self.letters.invitation(slug, email, role, _inviter(caller, actor), link,
+                                self.config.invitation_seconds // 86400, key=str(doc["_id"]),
+                                board=self.site_url(self.public_origin, slug, "/"))
+        shown = {"link": link} if caller.kind == auth.ADMIN else {}
+        return {**shapes.invitation(doc), **shown}
 
     def invitations(self, caller: auth.Caller, slug: str) -> dict:
         self.workspaces.require_manager(caller, slug)
@@ -356,6 +426,10 @@ class PeopleService:
             invitation = self.repo.accept_invitation(session, tokens.digest(token), slug, at)
             if invitation is None:
                 raise BadRequest("this invitation is not valid here, was used already or has expired; ask for a new one")
+            inviter = invitation.get("inviterPerson")
+            if inviter and self._team_role(slug, inviter, session) != "owner":
+                # The inviter left the team or is no longer an owner: what they sent goes with them.
+                raise BadRequest("this invitation is no longer valid: whoever sent it no longer manages this team; ask for a new one")
             person = self.repo.person_for_email(invitation["email"], invitation["email"].split("@")[0], None, at, session)
             self.repo.touch_team(session, slug)
             membership = self.repo.add_member(session, slug, person["_id"], invitation["role"], at)
@@ -383,6 +457,8 @@ class PeopleService:
             if membership["role"] != role:
                 self.repo.set_role(session, slug, oid, role)
                 self.repo.end_sessions(oid, slug, session)
+                if membership["role"] == "owner":  # what they sent as an owner goes with the role
+                    self.repo.drop_invitations_of(session, slug, person_user_id(oid))
                 actor = auth.actor(caller)
                 self.repo.record(slug, "member.role_changed", actor,
                                  {"member": actor_of(person), "from": membership["role"], "to": role}, at, session)
@@ -405,6 +481,7 @@ class PeopleService:
             person = self.repo.person(oid, session)
             self.repo.remove_member(session, slug, oid)
             self.repo.end_sessions(oid, slug, session)
+            self.repo.drop_invitations_of(session, slug, person_user_id(oid))
             actor = auth.actor(caller)
             self.repo.record(slug, "member.removed", actor, {"member": actor_of(person), "role": membership["role"]}, at, session)
             self._event(session, slug, contract.MEMBER_REMOVED, person, membership["role"], actor, at)
@@ -505,6 +582,20 @@ def _aliases(origin: str) -> frozenset[str]:
     if parts.hostname in ("127.0.0.1", "::1"):
         return frozenset({origin, f"{parts.scheme}://localhost{':' + str(parts.port) if parts.port else ''}"})
     return frozenset({origin})
+
+
+def session_proven(doc: dict) -> bool:
+    """Whether a stored session rests on the platform's own proof of its address."""
+    proven = doc.get("proven")
+    return doc.get("method") in PROVEN_METHODS if proven is None else bool(proven)
+
+
+def _inviter(caller: auth.Caller, actor: dict | None) -> str | None:
+    """Who an invitation says it is from: a member by name and address (the address is what
+    the invited can check), else the key's or the operator's name."""
+    if caller.email and caller.user_id and caller.user_id.startswith(auth.PERSON_PREFIX):
+        return f"{caller.name or caller.email} ({caller.email})" if caller.name != caller.email else caller.email
+    return actor["name"] if actor else None
 
 
 def _aware(value: datetime) -> datetime:

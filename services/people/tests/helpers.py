@@ -17,13 +17,14 @@ def token_of(link: str) -> str:
 
 
 def invite(ws, email: str, role: str = "manager", key: str | None = None) -> dict:
-    r = ws.api.post(f"{ws.path}/members", key=key or ws.key, json={"email": email, "role": role})
+    """Invite ``email``, by default as the operator (the one caller the answer shows the link to)."""
+    r = ws.api.post(f"{ws.path}/members", key=key or ws.admin_token, json={"email": email, "role": role})
     assert r.status_code == 201, r.text
     return r.json()
 
 
 def join(ws, email: str, role: str = "manager") -> dict:
-    """Invite ``email`` with the workspace's key and accept: the new member's session."""
+    """Invite ``email`` as the operator and accept: the new member's session."""
     invitation = invite(ws, email, role)
     r = ws.api.post(f"{ws.path}/invitations/accept", json={"token": token_of(invitation["link"])})
     assert r.status_code == 201, r.text

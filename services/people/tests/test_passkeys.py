@@ -321,6 +321,30 @@ def test_an_end_user_signs_in_with_a_passkey_only_where_the_workspace_offers_it(
     assert sign_in(workspace, member, origin).status_code == 201
 
 
+def test_an_sso_token_of_an_owners_address_never_makes_a_team_passkey(workspace, origin):
+    """A customer's app that vouches for an owner's address (it let a user set that email
+    unverified) gets an end user's session, and a passkey registered from it signs in as an end
+    user only, whatever team the person is on."""
+    owner = email()
+    join(workspace, owner, "owner")
+    session = end_user(workspace, owner)
+    r = workspace.api.patch(f"{workspace.path}/sign-in-settings", key=workspace.key, json={"endUserMethods": ["email"]})
+    assert r.status_code == 200, r.text
+    # Passkeys are not offered to end users here: the owner's membership does not open registration.
+    assert_error(workspace.api.post(f"{workspace.path}/passkeys/registration-options", key=session), 403)
+    r = workspace.api.patch(f"{workspace.path}/sign-in-settings", key=workspace.key, json={"endUserMethods": ["email", "passkey"]})
+    assert r.status_code == 200, r.text
+    authenticator = Authenticator()
+    register(workspace, session, authenticator, origin)
+    r = sign_in(workspace, authenticator, origin)
+    assert r.status_code == 201, r.text
+    assert r.json()["role"] is None, "an end user's passkey opens an end user's session"
+    assert_error(workspace.api.get(f"{workspace.path}/settings", key=r.json()["token"]), 403)
+    assert_error(workspace.api.patch("/me", key=r.json()["token"], json={"name": "Not proven"}), 403)
+    r = workspace.api.patch(f"{workspace.path}/sign-in-settings", key=workspace.key, json={"endUserMethods": ["email"]})
+    assert "passkey" in assert_error(sign_in(workspace, authenticator, origin), 403)
+
+
 def test_an_answer_for_another_person_is_refused(workspace, origin):
     first, second = Authenticator(), Authenticator()
     register(workspace, join(workspace, email()), first, origin)

@@ -32,7 +32,7 @@ def patch(board, post_id: str, **fields):
 
 def team_member(ws, email: str) -> str:
     """Invite ``email`` to the team and accept: the member's user id."""
-    r = ws.api.post(f"{ws.path}/members", key=ws.key, json={"email": email, "role": "manager"})
+    r = ws.api.post(f"{ws.path}/members", key=ws.admin_token, json={"email": email, "role": "manager"})
     assert r.status_code == 201, r.text
     token = parse_qs(urlsplit(r.json()["link"]).query)["token"][0]
     r = ws.api.post(f"{ws.path}/invitations/accept", json={"token": token})

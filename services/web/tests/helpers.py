@@ -51,8 +51,8 @@ def sso_sign_in(visitor: Visitor, token: str, **kw):
 
 
 def invite(workspace, email: str, role: str = "owner") -> str:
-    """Invite ``email`` to the team with the workspace's manager key: the invitation's link."""
-    r = workspace.api.post(f"{workspace.path}/members", key=workspace.key, json={"email": email, "role": role})
+    """Invite ``email`` to the team as the operator (the one caller shown the link): the invitation's link."""
+    r = workspace.api.post(f"{workspace.path}/members", key=workspace.admin_token, json={"email": email, "role": role})
     assert r.status_code == 201, r.text
     return r.json()["link"]
 

@@ -86,7 +86,7 @@ def test_a_signed_in_member_is_named_in_the_payload(hooks, receiver, api, worksp
     route = receiver.route()
     hooks.create(route, events=["post.status_changed"])
     workspace.board("features", "Feature requests")
-    invitation = api.post(f"{workspace.path}/members", key=workspace.key, json={"email": "grace@example.com", "role": "manager"})
+    invitation = api.post(f"{workspace.path}/members", key=workspace.admin_token, json={"email": "grace@example.com", "role": "manager"})
     token = invitation.json()["link"].split("token=")[1]
     session = api.post(f"{workspace.path}/invitations/accept", json={"token": token}).json()
     api.patch("/me", key=session["token"], json={"name": "Grace Hopper"})

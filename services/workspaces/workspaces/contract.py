@@ -4,7 +4,11 @@ from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.workspaces"
-CONSUMES = ("feedback.domains",)
+# The people service's events: a member who leaves the team takes the keys they made along.
+PEOPLE_TOPIC = "feedback.people"
+MEMBER_REMOVED = "member.removed"
+DOMAINS_TOPIC = "feedback.domains"
+CONSUMES = (DOMAINS_TOPIC, PEOPLE_TOPIC)
 
 WORKSPACE_CREATED = "workspace.created"
 WORKSPACE_UPDATED = "workspace.updated"
@@ -68,6 +72,10 @@ KEY_ROLES = ("manager", "write", "read")
 DEFAULT_KEY_ROLE = "manager"
 # A key derived from another (``parentKeyId``) may not have a higher role than its parent.
 KEY_ROLE_RANK = {"read": 0, "write": 1, "manager": 2}
+# Who made a key (``ApiKey.madeBy``) besides a member's ``person:<id>``: the operator, or, for a
+# key made before makers were kept, nobody known (a manager then, never an owner).
+OPERATOR = "operator"
+UNKNOWN_MAKER = "unknown"
 
 # A grant is a key that expires (``expiresInSeconds``): a site keeps one in its session instead
 # of the long-lived key it was derived from. Live keys per workspace are capped, so a leaked key

@@ -73,7 +73,11 @@ class ApiKey(Document):
     createdAt = DateTimeField(required=True)
     revokedAt = DateTimeField(null=True)
     expiresAt = DateTimeField(null=True)  # a grant's end (None: long-lived); the TTL index removes it then
-    parentKeyId = StringField(null=True)  # the key that created this one (None: the operator did)
+    parentKeyId = StringField(null=True)  # the key that created this one (None: the operator or a member's session did)
+    # Whose rights the key carries: the ``person:<id>`` of the team member whose session made it
+    # (or made the key it derives from), "operator" for the operator's. Keys made before this
+    # field existed have none: ``service.key_maker_of`` reads them conservatively.
+    madeBy = StringField(null=True)
     COLLECTION = "api_keys"
     meta = {
         "db_alias": ALIAS,
@@ -82,6 +86,7 @@ class ApiKey(Document):
             {"fields": ["keyId"], "unique": True},
             ("workspace", "createdAt"),
             ("workspace", "parentKeyId"),  # revoking a key revokes those derived from it
+            ("workspace", "madeBy"),  # a member who leaves the team takes their keys along
             ("workspace", "expiresAt"),  # the cap counts live long-lived keys and grants
             {"fields": ["expiresAt"], "expireAfterSeconds": 0},
         ],

@@ -119,6 +119,10 @@ class WorkspaceRepository(Repository):
     def key_by_id(self, key_id: str) -> dict | None:
         return self.keys.find_one({"keyId": key_id})
 
+    def live_keys_made_by(self, slug: str, maker: str, at: datetime) -> list[dict]:
+        return list(self.keys.find({"workspace": slug, "madeBy": maker, "revokedAt": None,
+                                    "$or": [{"expiresAt": None}, {"expiresAt": {"$gt": at}}]}))
+
     def count_live_keys(self, slug: str, grants: bool, at: datetime) -> int:
         """Unrevoked keys of the workspace: grants unexpired at ``at``, or long-lived ones."""
         expiry = {"$gt": at} if grants else None

@@ -11,6 +11,10 @@ Who may do what:
 - any API key of a workspace creates keys derived from it (``parentKeyId``), of a role no
   higher than its own and expiring no later than it does, and revokes itself; revoking a key
   revokes the keys derived from it;
+- a key made by a team member's session carries that member as its maker (``madeBy``, and so
+  do the keys derived from it): the people service lets it act only while the maker is on the
+  team and never beyond the maker's role, and a member who leaves takes their keys along
+  (``revoke_keys_made_by``, on the people service's ``member.removed``);
 - everyone, anonymous callers too, reads a workspace, its branding, boards, statuses and
   published changelog entries (a draft is a 404 to them).
 
@@ -61,7 +65,8 @@ class WorkspaceService:
             statuses=[self.repo.new_status(slug=s, name=n, color=c, roadmap=r) for s, n, c, r in contract.DEFAULT_STATUSES],
             createdAt=created,
         )
-        key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created, None, None)
+        key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created, None, None,
+                                       contract.OPERATOR)
         events = [
             self.repo.event(slug, contract.WORKSPACE_CREATED, shapes.snapshot(doc)),
             self.repo.event(slug, contract.API_KEY_CREATED, shapes.key_created(key_doc, caller)),
@@ -235,14 +240,16 @@ class WorkspaceService:
         The operator's keys have no parent; a key's own keys are derived from it: a role no
         higher than its own, and an expiry no later than its own (a grant cannot outlive the
         grant it came from)."""
-        parent_id = self._key_maker(caller, slug)
+        parent_id = self._key_parent(caller, slug)
         fields = check(body, schemas.CREATE_API_KEY)
         self._workspace(slug)
         role, created = fields.get("role", contract.DEFAULT_KEY_ROLE), now()
         lifetime = fields.get("expiresInSeconds")
         expires = created + timedelta(seconds=int(lifetime)) if lifetime is not None else None
+        made_by = contract.OPERATOR if caller.kind == auth.ADMIN else caller.user_id
         if parent_id is not None:
             parent = self._live_key(self.repo.find_key(slug, parent_id), created)
+            made_by = self._maker_of(parent)  # a derived key carries no more than its parent's maker
             parent_role = parent.get("role", contract.DEFAULT_KEY_ROLE)
             if contract.KEY_ROLE_RANK[role] > contract.KEY_ROLE_RANK[parent_role]:
                 raise Forbidden(f"a key of role '{parent_role}' cannot create a key of role '{role}' (a higher one)")
@@ -250,7 +257,7 @@ class WorkspaceService:
                 parent_end = _aware(parent["expiresAt"])
                 expires = parent_end if expires is None else min(expires, parent_end)
         self._check_key_cap(slug, expires is not None, created)
-        doc, key = self._issue_key(slug, fields["name"], role, created, expires, parent_id)
+        doc, key = self._issue_key(slug, fields["name"], role, created, expires, parent_id, made_by)
         self.repo.add_key(doc, self.repo.event(slug, contract.API_KEY_CREATED, shapes.key_created(doc, caller)))
         if parent_id is not None and not _is_live(self.repo.find_key(slug, parent_id), now()):
             # The parent was revoked while this key was made: the new key goes with it.
@@ -258,15 +265,33 @@ class WorkspaceService:
             raise Unauthorized("this API key has been revoked")
         return shapes.created_key(doc, key)
 
-    def _key_maker(self, caller: auth.Caller, slug: str) -> str | None:
-        """Who may create a key here: the operator (None: no parent key) or a key of this
-        workspace, whatever its role (its id: the parent); 401/403 for anyone else."""
+    def _key_parent(self, caller: auth.Caller, slug: str) -> str | None:
+        """Who may create a key here: the operator or a team member's session (None: no parent
+        key), or a key of this workspace, whatever its role (its id: the parent); 401/403 for
+        anyone else."""
         if caller.kind == auth.ADMIN:
             return None
         if caller.key_id is not None and caller.workspace == slug:
             return caller.key_id
         auth.require_manager(caller, slug)
+        if not (caller.session_id and (caller.user_id or "").startswith(auth.PERSON_PREFIX)):
+            raise Forbidden("API keys are made by the operator, a team member signed in, or another key of this workspace")
         return None
+
+    def _maker_of(self, doc: dict) -> str:
+        """Whose rights a stored key carries (``madeBy``). A key from before the field existed:
+        a derived one has its parent's maker; a root one made with its workspace (the same
+        instant) is the operator's first key; any other root one is of unknown making, which
+        the people service treats as a member that is not an owner."""
+        if doc.get("madeBy"):
+            return doc["madeBy"]
+        if doc.get("parentKeyId"):
+            parent = self.repo.find_key(doc["workspace"], doc["parentKeyId"])
+            return self._maker_of(parent) if parent is not None else contract.UNKNOWN_MAKER
+        workspace = self.repo.find_workspace(doc["workspace"])
+        if workspace is not None and _aware(workspace["createdAt"]) == _aware(doc["createdAt"]):
+            return contract.OPERATOR
+        return contract.UNKNOWN_MAKER
 
     def _check_key_cap(self, slug: str, grant: bool, at: datetime) -> None:
         cap = contract.MAX_LIVE_GRANTS if grant else contract.MAX_LONG_LIVED_KEYS
@@ -296,7 +321,8 @@ class WorkspaceService:
             raise Unauthorized("this request needs a workspace API key (Authorization: Bearer <key>)")
         return shapes.current_key(self._live_key(self.repo.find_key(caller.workspace, caller.key_id), now()))
 
-    def _issue_key(self, slug: str, name: str, role: str, created, expires, parent_id: str | None) -> tuple[dict, str]:
+    def _issue_key(self, slug: str, name: str, role: str, created, expires, parent_id: str | None,
+                   made_by: str) -> tuple[dict, str]:
         """The one place API keys are made: the document to store and the key (shown once)."""
         key_id, key = api_keys.generate()
         doc = self.repo.new_key(
@@ -309,8 +335,19 @@ class WorkspaceService:
             createdAt=created,
             expiresAt=expires,
             parentKeyId=parent_id,
+            madeBy=made_by,
         )
         return doc, key
+
+    def revoke_keys_made_by(self, slug: str, person_user_id: str, actor: dict | None) -> int:
+        """Revoke every live key a member made here, and the keys derived from them, when the
+        member leaves the team (the people service's ``member.removed``). Safe to repeat."""
+        at, revoked = now(), 0
+        for doc in self.repo.live_keys_made_by(slug, person_user_id, at):
+            event = self.repo.event(slug, contract.API_KEY_REVOKED, {"id": doc["keyId"], "name": doc["name"], "actor": actor})
+            self.repo.revoke_with_derived(slug, doc["keyId"], at, event)
+            revoked += 1
+        return revoked
 
     @staticmethod
     def _live_key(doc: dict | None, at: datetime) -> dict:
@@ -343,13 +380,16 @@ class WorkspaceService:
             raise Unauthorized("invalid API key")
         self._live_key(doc, now())  # the TTL index removes an expired key, but not at once
         role = doc.get("role", contract.DEFAULT_KEY_ROLE)
+        maker = self._maker_of(doc)
+        key_maker = None if maker == contract.OPERATOR else maker
         if role == auth.MANAGER_KEY:
-            return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"], role=role)
+            return auth.Caller(kind=auth.MANAGER, workspace=doc["workspace"], key_id=doc["keyId"], name=doc["name"], role=role,
+                               key_maker=key_maker)
         # A scoped key is an identified end user of its workspace: it sees what any visitor may
         # (no secrets, hidden posts or private comments), and writes, if at all, as itself.
         return auth.Caller(
             kind=auth.USER, workspace=doc["workspace"], user_id=f"agent:{doc['keyId']}", name=doc["name"],
-            key_id=doc["keyId"], role=role,
+            key_id=doc["keyId"], role=role, key_maker=key_maker,
         )
 
     def _sso_user(self, slug: str, user_token: str | None) -> tuple[auth.Caller, list[dict] | None]:
