@@ -416,6 +416,67 @@ def test_network_policies_expose_only_the_gateway(profile):
             assert rules == [], f"{name} is a worker and takes no traffic"
 
 
+# Egress: what every pod reaches, and the few that reach the outside (OpenID Connect providers,
+# webhook receivers, SMTP servers), never the private, CGNAT or link-local ranges.
+OUTSIDE = {"people", "people-mailer", "notifications-mailer", "webhooks-dispatcher"}
+INSIDE_RANGES = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16"}
+RELEASE_PODS = {"podSelector": {"matchLabels": {"app.kubernetes.io/name": "feedback", "app.kubernetes.io/instance": RELEASE}}}
+
+
+def egress_rules(rendered) -> dict[str, list[dict]]:
+    return {p["metadata"]["name"].removeprefix(f"{FULLNAME}-"): p["spec"].get("egress")
+            for p in rendered.of_kind("NetworkPolicy")}
+
+
+def test_network_policies_restrict_egress(profile):
+    reach_outside = set()
+    for component, rules in egress_rules(profile).items():
+        policy = profile.get("NetworkPolicy", f"{FULLNAME}-{component}")
+        assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+        assert all(rule.get("to") or rule.get("ports") for rule in rules), "no rule opens everything"
+        # Rules without peers are bounded by port: DNS, MongoDB and Kafka (wherever they run).
+        unbounded = {(p["port"], p["protocol"]) for rule in rules if not rule.get("to") for p in rule["ports"]}
+        assert unbounded == {(53, "UDP"), (53, "TCP"), (27017, "TCP"), (9092, "TCP")}, component
+        # This release's pods: the service APIs and the gateway.
+        assert {"to": [RELEASE_PODS], "ports": [{"port": 8000, "protocol": "TCP"}, {"port": 8080, "protocol": "TCP"}]} in rules
+        blocks = [peer["ipBlock"] for rule in rules for peer in rule.get("to", []) if "ipBlock" in peer]
+        if blocks:
+            reach_outside.add(component)
+            by_cidr = {b["cidr"]: set(b.get("except", [])) for b in blocks}
+            assert set(by_cidr) == {"0.0.0.0/0", "::/0"}
+            assert by_cidr["0.0.0.0/0"] >= INSIDE_RANGES and by_cidr["::/0"] >= {"fc00::/7", "fe80::/10"}
+    assert reach_outside == OUTSIDE
+    # Those are the components that call out: every mailer, the webhook sender, the people API.
+    deployments = {d["metadata"]["name"].removeprefix(f"{FULLNAME}-"): container(d)["args"] for d in profile.of_kind("Deployment")}
+    mailers = {name for name, args in deployments.items() if args[:1] == ["worker"] and args[-1] == "mailer"}
+    assert mailers == {"people-mailer", "notifications-mailer"} and mailers <= OUTSIDE <= set(deployments)
+
+
+def test_egress_follows_values(tmp_path):
+    extra = {"to": [{"ipBlock": {"cidr": "10.0.5.10/32"}}], "ports": [{"port": 587, "protocol": "TCP"}]}
+    everyone = {"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]}
+    mongo = [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "mongo"}}}]
+    rules = egress_rules(render(merged(REQUIRED, {"networkPolicy": {"egress": {
+        "extra": {"people-mailer": [extra], "all": [everyone]}, "mongodbTo": mongo, "mongodbPorts": [27017, 27018],
+        "internet": ["webhooks-dispatcher"]}}})))
+    assert extra in rules["people-mailer"] and extra not in rules["notifications-mailer"]
+    assert all(everyone in r for r in rules.values())
+    assert {"to": mongo, "ports": [{"port": 27017, "protocol": "TCP"}, {"port": 27018, "protocol": "TCP"}]} in rules["posts"]
+    outside = [c for c, r in rules.items() if any(p.get("ipBlock", {}).get("cidr") == "0.0.0.0/0" for rule in r for p in rule.get("to", []))]
+    assert outside == ["webhooks-dispatcher"]
+
+    # Bundled MongoDB and Kafka: their pods, by the subcharts' labels.
+    bundled = egress_rules(render({"mongodb": {"enabled": True}, "kafka": {"enabled": True}},
+                                  chart=chart_with_stub_dependencies(tmp_path)))
+    for store, port in (("mongodb", 27017), ("kafka", 9092)):
+        peer = {"podSelector": {"matchLabels": {"app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/name": store}}}
+        assert {"ports": [{"port": port, "protocol": "TCP"}], "to": [peer]} in bundled["posts"]
+
+    opened = render(merged(REQUIRED, {"networkPolicy": {"egress": {"enabled": False}}}))
+    for policy in opened.of_kind("NetworkPolicy"):
+        assert policy["spec"]["policyTypes"] == ["Ingress"] and "egress" not in policy["spec"]
+
+
 def test_ingress_routes_api_host_and_custom_domains_to_the_gateway(scaled):
     ingress = scaled.get("Ingress", f"{FULLNAME}-gateway")
     hosts = [r["host"] for r in ingress["spec"]["rules"]]

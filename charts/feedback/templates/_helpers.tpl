@@ -291,3 +291,53 @@ pre-install,pre-upgrade
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The egress rules of one component (a NetworkPolicyEgressRule list): DNS; this release's pods
+(service APIs and the gateway); MongoDB and Kafka (the bundled pods when they come with the
+release, else the given peers, else any address on their ports); the outside for the components
+listed in networkPolicy.egress.internet; then the operator's extra rules for this component or
+`all`. Args: (list $ "component").
+*/}}
+{{- define "feedback.egressRules" -}}
+{{- $root := index . 0 }}
+{{- $name := index . 1 }}
+{{- $e := $root.Values.networkPolicy.egress }}
+- ports:
+    - {port: 53, protocol: UDP}
+    - {port: 53, protocol: TCP}
+  {{- with $e.dnsTo }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+- to:
+    - podSelector:
+        matchLabels:
+          {{- include "feedback.selectorLabels" $root | nindent 10 }}
+  ports:
+    - {port: {{ include "feedback.apiPort" $root }}, protocol: TCP}
+    - {port: {{ include "feedback.gatewayPort" $root }}, protocol: TCP}
+{{- range $store := list "mongodb" "kafka" }}
+{{- $peers := index $e (printf "%sTo" $store) }}
+{{- if and (not $peers) (index $root.Values $store).enabled }}
+{{- $peers = list (dict "podSelector" (dict "matchLabels" (dict "app.kubernetes.io/instance" $root.Release.Name "app.kubernetes.io/name" $store))) }}
+{{- end }}
+- ports:
+    {{- range (index $e (printf "%sPorts" $store)) }}
+    - {port: {{ . }}, protocol: TCP}
+    {{- end }}
+  {{- with $peers }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+{{- if has $name $e.internet }}
+- to:
+    {{- toYaml $e.internetTo | nindent 4 }}
+{{- end }}
+{{- range $key, $rules := $e.extra }}
+{{- if or (eq $key "all") (eq $key $name) }}
+{{- toYaml $rules | nindent 0 }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -13,29 +13,41 @@ A sign-in has two steps, both through the API, so the board site keeps no secret
 2. ``finish``: that page posts ``state`` and ``code``. The state is spent (once, on its own
    workspace); the code is traded for tokens with the verifier; the id_token must be signed
    by a key of the provider's JWKS, name the discovery's issuer and this client, be unexpired
-   and carry the nonce; its ``email`` (not marked unverified) is the person.
+   and carry the nonce; its ``email``, marked ``email_verified: true``, is the person.
 
 A member of the team signs in as such when the workspace set no team domain or the address is
 of it; anyone else signs in as an end user, if the workspace offers OpenID Connect to them.
+
+The provider is a URL an owner typed, so every fetch of it (discovery, keys, the token
+exchange) goes through the platform's outbound-fetch guard (:mod:`common.outbound`): only public
+addresses (or PEOPLE_OIDC_ALLOWED_HOSTS), the checked address connected to, redirects followed
+only for the GETs and checked again at each hop, the token POST never redirected, a wall-clock
+deadline on each exchange (PEOPLE_OIDC_TIMEOUT_SECONDS) and answers of at most MAX_ANSWER_BYTES.
+Exchanges in flight are bounded per workspace and per process (:class:`ProviderSlots`): beyond
+the bound a request is answered 503 at once, so a provider that drips its answers holds a few of
+the threads that also check every authenticated request's credential, never all of them.
 """
 
 from __future__ import annotations
 
+import base64
 import secrets
+import threading
+from collections import Counter
+from contextlib import contextmanager
 from datetime import timedelta
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-import requests
-import urllib3
-from authlib.common.errors import AuthlibBaseError
-from authlib.integrations.requests_client import OAuth2Session
+from authlib.common.urls import add_params_to_uri
+from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from common import auth
-from common.errors import BadGateway, BadRequest, Forbidden
+from common.errors import BadGateway, BadRequest, Forbidden, Unavailable
 from common.ids import iso, now
+from common.outbound import FetchError, OutboundClient, UrlPolicy, UrlRefused
 from common.validation import check
 from people import schemas
 from people.config import PeopleConfig
@@ -46,7 +58,14 @@ DISCOVERY_PATH = "/.well-known/openid-configuration"
 CALLBACK_PATH = "/sign-in/oidc/callback"
 SCOPE = "openid email profile"
 STATE_SECONDS = 600
-HTTP_TIMEOUT = 10  # seconds for each request to the provider
+MAX_ANSWER_BYTES = 256 * 1024  # the most of a discovery document, a JWKS or a token answer read
+MAX_REDIRECTS = 3  # hops a discovery or JWKS GET may take (the token POST takes none)
+PURPOSE = "OpenID Connect sign-in"  # ends a refused URL's message: "... which <PURPOSE> may not call"
+USER_AGENT = "feedback-people/1.0 (OpenID Connect)"
+# The error codes of a token endpoint's refusal (RFC 6749, 5.2): the only words of the
+# provider's answer shown to the caller; its free text (error_description) never is.
+TOKEN_ERRORS = ("invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
+                "invalid_scope")
 LEEWAY = 60  # seconds of clock skew between the provider and us, for exp and iat
 DEFAULT_NAME = "Single sign-on"
 # Signature algorithms an id_token may use: asymmetric ones only (a symmetric one would be keyed
@@ -84,12 +103,45 @@ def verify_id_token(id_token: str, jwks: dict, issuer: str, client_id: str, nonc
     return claims
 
 
+class ProviderSlots:
+    """Exchanges with providers in flight in this process: at most ``per_workspace`` for one
+    workspace and ``total`` for all. :meth:`hold` answers 503 at once beyond them (a queue would
+    hold the very threads the bound is there to keep free)."""
+
+    def __init__(self, per_workspace: int, total: int, retry_after: int):
+        self.per_workspace = per_workspace
+        self.total = total
+        self.retry_after = retry_after
+        self._busy: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def hold(self, slug: str):
+        with self._lock:
+            if self._busy[slug] >= self.per_workspace or sum(self._busy.values()) >= self.total:
+                raise Unavailable("the identity provider is being asked already; try again in a few seconds",
+                                  headers={"Retry-After": str(self.retry_after)})
+            self._busy[slug] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy[slug] -= 1
+                if self._busy[slug] <= 0:
+                    del self._busy[slug]
+
+
 class OidcSignIn:
-    def __init__(self, people: PeopleService, repo: OidcRepository, config: PeopleConfig, http: requests.Session | None = None):
+    def __init__(self, people: PeopleService, repo: OidcRepository, config: PeopleConfig, http: OutboundClient | None = None):
         self.people = people
         self.repo = repo
         self.config = config
-        self.http = http or requests.Session()
+        self.policy = UrlPolicy(allow_http=config.oidc_allow_http, allowed_hosts=config.oidc_allowed_hosts,
+                                dns_timeout=min(3.0, config.oidc_timeout_seconds), purpose=PURPOSE)
+        self.http = http or OutboundClient(self.policy, timeout=config.oidc_timeout_seconds, max_bytes=MAX_ANSWER_BYTES,
+                                           user_agent=USER_AGENT, max_redirects=MAX_REDIRECTS)
+        self.slots = ProviderSlots(config.oidc_concurrency_per_workspace, config.oidc_concurrency,
+                                   retry_after=max(1, round(config.oidc_timeout_seconds)))
 
     # -- the provider's configuration ---------------------------------------------------------
 
@@ -102,10 +154,14 @@ class OidcSignIn:
         self.people._require_owner(caller, slug)
         fields = check(body, schemas.OIDC_PROVIDER)
         fields["issuer"] = fields["issuer"].rstrip("/")
-        try:
-            discovery = self.discover(fields["issuer"])
-        except ProviderError as ex:
-            raise BadRequest(f"issuer: {ex}") from None
+        with self.slots.hold(slug):
+            try:
+                discovery = self.discover(fields["issuer"])
+                # The endpoints this service will call must pass the guard now, not at the first sign-in.
+                for key in ("token_endpoint", "jwks_uri"):
+                    self._vet(discovery[key], key)
+            except ProviderError as ex:
+                raise BadRequest(f"issuer: {ex}") from None
         fields["issuer"] = discovery["issuer"]
         fields["name"] = fields.get("name", "").strip() or DEFAULT_NAME
         if fields.get("teamEmailDomain"):
@@ -139,45 +195,43 @@ class OidcSignIn:
         self.people.workspaces.require(slug)
         provider = self._configured(slug)
         origin = self.people.origin(slug, fields.get("origin"))
-        discovery = self._discover_now(provider)
+        with self.slots.hold(slug):
+            discovery = self._discover_now(provider)
         state, nonce, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(32), secrets.token_urlsafe(64)
         redirect_uri = self.people.site_url(origin, slug, CALLBACK_PATH)
         self.repo.add_state({
             "state": state, "workspace": slug, "nonce": nonce, "codeVerifier": verifier, "redirectUri": redirect_uri,
             "next": self.people._next(slug, fields.get("next")), "expiresAt": now() + timedelta(seconds=STATE_SECONDS),
         })
-        client = self._client(provider, redirect_uri)
-        url, _ = client.create_authorization_url(discovery["authorization_endpoint"], state=state, nonce=nonce,
-                                                 code_verifier=verifier)
+        url = add_params_to_uri(discovery["authorization_endpoint"], [
+            ("response_type", "code"), ("client_id", provider["clientId"]), ("redirect_uri", redirect_uri),
+            ("scope", SCOPE), ("state", state), ("nonce", nonce),
+            ("code_challenge", create_s256_code_challenge(verifier)), ("code_challenge_method", "S256"),
+        ])
         return {"authorizationUrl": url}
 
     def finish(self, slug: str, body) -> dict:
         fields = check(body, schemas.OIDC_CALLBACK)
-        flow = self.repo.spend_state(fields["state"], slug, now())
-        if flow is None:
-            raise BadRequest("this sign-in is not valid here, was finished already or took too long; start again")
-        provider = self._configured(slug)
-        discovery = self._discover_now(provider)
-        client = self._client(provider, flow["redirectUri"])
-        try:
-            tokens = client.fetch_token(discovery["token_endpoint"], code=fields["code"], code_verifier=flow["codeVerifier"],
-                                        grant_type="authorization_code")
-        except requests.RequestException as ex:
-            raise BadGateway(f"the identity provider could not be reached: {type(ex).__name__}") from None
-        except (AuthlibBaseError, ValueError) as ex:  # an error answer, or not a token response
-            raise BadRequest(f"the identity provider refused this sign-in: {getattr(ex, 'error', None) or ex}") from None
-        if not tokens.get("id_token"):
-            raise BadRequest("the identity provider answered without an id_token")
-        try:
-            claims = verify_id_token(tokens["id_token"], self._jwks(discovery), discovery["issuer"], provider["clientId"],
-                                     flow["nonce"])
-        except ProviderError as ex:
-            raise BadGateway(f"the identity provider's keys could not be read: {ex}") from None
-        except TokenRefused as ex:
-            raise BadRequest(f"the identity provider's answer was refused ({ex}); start again") from None
+        # The slot first: a sign-in turned away for a busy provider keeps its state for a retry.
+        with self.slots.hold(slug):
+            flow = self.repo.spend_state(fields["state"], slug, now())
+            if flow is None:
+                raise BadRequest("this sign-in is not valid here, was finished already or took too long; start again")
+            provider = self._configured(slug)
+            discovery = self._discover_now(provider)
+            tokens = self._exchange_code(discovery["token_endpoint"], provider, flow, fields["code"])
+            try:
+                claims = verify_id_token(tokens["id_token"], self._jwks(discovery), discovery["issuer"],
+                                         provider["clientId"], flow["nonce"])
+            except ProviderError as ex:
+                raise BadGateway(f"the identity provider's keys could not be read: {ex}") from None
+            except TokenRefused as ex:
+                raise BadRequest(f"the identity provider's answer was refused ({ex}); start again") from None
         email = claims.get("email")
-        if not isinstance(email, str) or "@" not in email or claims.get("email_verified") is False:
-            raise BadRequest("the identity provider did not vouch for an email address; it is needed to sign in here")
+        # Only an address the provider vouches for: a claim left out is no promise (OIDC Core 5.1).
+        if not isinstance(email, str) or "@" not in email or claims.get("email_verified") is not True:
+            raise BadRequest("the identity provider did not vouch for an email address (a verified email); it is "
+                             "needed to sign in here")
         return self._sign_in(slug, provider, normalize_email(email), claims, flow.get("next"))
 
     def _sign_in(self, slug: str, provider: dict, email: str, claims: dict, next_path: str | None) -> dict:
@@ -204,7 +258,7 @@ class OidcSignIn:
 
         return self.people.repo.transaction(work)
 
-    # -- the provider, over HTTP --------------------------------------------------------------
+    # -- the provider, over HTTP (through the outbound-fetch guard) ---------------------------
 
     def discover(self, issuer: str) -> dict:
         """The issuer's discovery document, checked: it names this issuer and the endpoints a
@@ -234,18 +288,50 @@ class OidcSignIn:
 
     def _get_json(self, url: str, what: str) -> dict:
         try:
-            response = self.http.get(url, timeout=HTTP_TIMEOUT, allow_redirects=False)
-        except (requests.RequestException, urllib3.exceptions.HTTPError, ValueError) as ex:  # ValueError: no URL at all
-            raise ProviderError(f"{what} could not be fetched from {url}: {type(ex).__name__}") from None
-        if response.status_code != 200:
-            raise ProviderError(f"{what} could not be fetched from {url}: HTTP {response.status_code}")
+            answer = self.http.get(url, headers={"Accept": "application/json"}, follow_redirects=True)
+        except FetchError as ex:
+            raise ProviderError(f"{what} could not be fetched from {url[:300]}: {ex}") from None
+        if answer.status != 200:
+            raise ProviderError(f"{what} could not be fetched from {url[:300]}: HTTP {answer.status}")
         try:
-            document = response.json()
+            document = answer.json()
         except ValueError:
             document = None
         if not isinstance(document, dict):
-            raise ProviderError(f"{what} at {url} is not a JSON object")
+            raise ProviderError(f"{what} at {url[:300]} is not a JSON object")
         return document
+
+    def _exchange_code(self, token_endpoint: str, provider: dict, flow: dict, code: str) -> dict:
+        """The token answer for ``code`` (RFC 6749 4.1.3 with PKCE): client_secret_basic when
+        the client has a secret, the client id alone otherwise. Not redirected: the code and
+        the client's credentials go to the token endpoint the discovery document names or
+        nowhere."""
+        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": flow["redirectUri"],
+                "code_verifier": flow["codeVerifier"], "client_id": provider["clientId"]}
+        headers = {"Accept": "application/json"}
+        secret = provider.get("clientSecret")
+        if secret:  # RFC 6749 2.3.1: each form-encoded, then joined and base64-encoded
+            pair = f"{quote(provider['clientId'], safe='')}:{quote(secret, safe='')}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+        try:
+            answer = self.http.post(token_endpoint, form=form, headers=headers)
+        except FetchError as ex:
+            raise BadGateway(f"the identity provider's token endpoint could not be reached: {ex}") from None
+        try:
+            tokens = answer.json()
+        except ValueError:
+            tokens = None
+        if answer.status in (400, 401) and isinstance(tokens, dict) and "error" in tokens:
+            code_given = tokens.get("error")
+            shown = f" ({code_given})" if code_given in TOKEN_ERRORS else ""
+            raise BadRequest(f"the identity provider refused this sign-in{shown}; start again")
+        if answer.status != 200:
+            raise BadGateway(f"the identity provider's token endpoint answered HTTP {answer.status}")
+        if not isinstance(tokens, dict):
+            raise BadGateway("the identity provider's token endpoint did not answer a JSON object")
+        if not isinstance(tokens.get("id_token"), str) or not tokens["id_token"]:
+            raise BadRequest("the identity provider answered without an id_token")
+        return tokens
 
     def _check_url(self, url: str, what: str) -> None:
         parts = urlsplit(url)
@@ -253,14 +339,12 @@ class OidcSignIn:
         if parts.scheme not in allowed or not parts.hostname:
             raise ProviderError(f"{what} must be an https URL")
 
-    def _client(self, provider: dict, redirect_uri: str) -> OAuth2Session:
-        secret = provider.get("clientSecret")
-        client = OAuth2Session(
-            provider["clientId"], secret, scope=SCOPE, redirect_uri=redirect_uri, code_challenge_method="S256",
-            token_endpoint_auth_method="client_secret_basic" if secret else "none", default_timeout=HTTP_TIMEOUT,
-        )
-        client.trust_env = False  # the provider is asked directly, as configured
-        return client
+    def _vet(self, url: str, what: str) -> None:
+        """``url`` passes the outbound-fetch guard (the policy alone: nothing is sent)."""
+        try:
+            self.policy.check(url, timeout=self.config.oidc_timeout_seconds)
+        except UrlRefused as ex:
+            raise ProviderError(f"{what} {ex}") from None
 
     def _configured(self, slug: str) -> dict:
         provider = self.repo.provider(slug)
