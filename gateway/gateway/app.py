@@ -68,7 +68,8 @@ class Proxy:
         caller = self._authenticate(req, slug, address)
         if caller.role == auth.READ_KEY and req.method not in ("GET", "HEAD"):
             raise Forbidden("this API key may only read (its role is 'read')")
-        for name, value in self.limits.check(kind, caller, address, slug or caller.workspace).items():
+        own = route.budgets.get(req.method)
+        for name, value in self.limits.check(kind, caller, address, slug or caller.workspace, own).items():
             resp.set_header(name, value)
         headers = {h: req.get_header(h) for h in FORWARDED_REQUEST_HEADERS if req.get_header(h)}
         if req.get_header("Idempotency-Key") == "":

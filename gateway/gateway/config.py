@@ -33,6 +33,19 @@ def _networks(value: str) -> tuple:
     return tuple(ipaddress.ip_network(part, strict=False) for part in as_list(value))
 
 
+EVERY_ROUTE = "*"  # RATE_LIMIT_ROUTES' entry without a name: every route budget it does not name
+
+
+def _route_limits(value: str) -> tuple[tuple[str, Limit], ...]:
+    """``"triage-saves=3/60"``: that route budget (``common.plugins.Budget``) at 3 per 60 s;
+    ``"0/60"``: every one off; entries separated by commas."""
+    entries = []
+    for part in as_list(value):
+        name, _, limit = part.rpartition("=")
+        entries.append((name.strip() or EVERY_ROUTE, Limit.parse(limit.strip())))
+    return tuple(entries)
+
+
 @dataclass(frozen=True)
 class GatewayConfig:
     # Peers whose X-Forwarded-For is believed (the ingress or load balancer in front of the
@@ -58,6 +71,9 @@ class GatewayConfig:
     # Failed authentications with any credential from one client address; past it only
     # credentials already known to be good are served from that address.
     auth_failure_limit_per_address: Limit = from_env("RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS", Limit(100, 300), Limit.parse)
+    # The budgets routes declare of their own (`Route.budgets`: a triage save, which rescores a
+    # whole workspace), changed or turned off: `name=QUOTA/SECONDS`, or `QUOTA/SECONDS` for all.
+    route_limits: tuple = from_env("RATE_LIMIT_ROUTES", (), _route_limits)
     # Where every gateway process counts budgets: a storage URI of the `limits` library
     # (mongodb://, redis://, memcached://, memory:// for one process); empty: MONGODB_URI.
     rate_limit_storage: str = from_env("RATE_LIMIT_STORAGE", "")
@@ -68,6 +84,12 @@ class GatewayConfig:
     # How long the gateway remembers which workspace a custom domain serves (or that it serves
     # none): a removed or broken domain stops being served within it.
     host_cache_seconds: float = from_env("HOST_CACHE_SECONDS", 10.0, float)
+
+    def route_limit(self, name: str, quota: int, window: float) -> Limit:
+        """A route's own budget: ``RATE_LIMIT_ROUTES``' entry for ``name``, else its entry for
+        every route, else what the route declares."""
+        given = dict(self.route_limits)
+        return given.get(name) or given.get(EVERY_ROUTE) or Limit(quota, window)
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> GatewayConfig:

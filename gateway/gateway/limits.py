@@ -11,7 +11,9 @@ a budget's reset time are known without asking the store.
 
 Which class a route's request spends is declared by its service, per method (``Route.limits``:
 ``{method: "write" | "search"}``); a method it does not name spends "read" for GET or HEAD and
-"write" for any other.
+"write" for any other. A route may declare a budget of its own too (``Route.budgets``: an
+operation that costs far more than a request, per workspace, spent by its team), which the
+gateway spends besides the class's, knowing nothing of what the route does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pymongo import UpdateOne
 
 from common import auth
 from common.errors import TooManyRequests
+from common.plugins import Budget
 from gateway.config import GatewayConfig, Limit
 
 READ, WRITE, SEARCH = "read", "write", "search"
@@ -194,9 +197,10 @@ class RateLimits:
         self.config = config
         self.budgets = Budgets(storage)
 
-    def check(self, kind: str, caller: auth.Caller, address: str, workspace: str | None) -> dict[str, str]:
+    def check(self, kind: str, caller: auth.Caller, address: str, workspace: str | None, own: Budget | None = None) -> dict[str, str]:
         """Spend one request of ``kind`` (read, write or search) for ``caller`` at ``address`` on
-        ``workspace``; return the RateLimit header fields of the tightest budget, or raise 429."""
+        ``workspace``, and of the route's ``own`` budget when it declares one; return the
+        RateLimit header fields of the tightest budget, or raise 429."""
         c = self.config
         checks = []
         per_identity, per_address = {
@@ -217,6 +221,10 @@ class RateLimits:
             checks += [(identity, kind, per_identity), ((kind, "ip", address_key(address)), f"{kind}-per-address", per_address)]
         if kind == READ and workspace and caller.kind != auth.ADMIN:
             checks.append(((READ, "workspace", workspace), "read-per-workspace", c.read_limit_per_workspace))
+        if own is not None and workspace and caller.is_manager_of(workspace):
+            # The workspace's team together; anyone else is refused by the route's service and
+            # must not use the team's budget up.
+            checks.append((("route", own.name, workspace), own.name, c.route_limit(own.name, own.quota, own.window)))
         checks = [check for check in checks if check[2].quota > 0]
         if not checks:
             return {}
@@ -225,6 +233,8 @@ class RateLimits:
             return {}
         tightest = min(verdicts, key=lambda v: (v.allowed, v.remaining))
         if not tightest.allowed:
+            if own is not None and tightest.policy == own.name:
+                raise _too_many(tightest, f"this workspace's '{own.name}' budget is spent")
             raise _too_many(tightest, f"too many {kind} requests from this client")
         return tightest.headers()
 

@@ -12,6 +12,7 @@ Nothing lists the services by hand.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -32,6 +33,26 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 RATE_LIMITED = ("write", "search")  # what the gateway limits per caller and address (gateway/limits.py)
+BUDGET_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A budget of a route's own, for an operation whose cost no class budget bounds (a save
+    that rescores every post of a workspace): at most ``quota`` requests per ``window`` seconds
+    per workspace, its team's (its manager keys, signed-in members and the operator) together.
+    The gateway spends it besides the request's class budget; callers outside the team spend
+    none of it (the route is the team's: the service refuses them), so nobody can use the
+    team's budget up. ``name`` is the policy its ``RateLimit`` fields and its 429 name, and its
+    entry in the gateway's ``RATE_LIMIT_ROUTES`` setting, which may change or turn it off."""
+
+    name: str
+    quota: int
+    window: float = 60
+
+    def __post_init__(self):
+        if not BUDGET_NAME.match(self.name) or self.quota < 1 or self.window <= 0:
+            raise ValueError(f"budget {self.name!r}: a name of {BUDGET_NAME.pattern}, a quota of at least 1, a window over 0 s")
 
 
 @dataclass(frozen=True)
@@ -41,6 +62,7 @@ class Route:
     ``template`` is relative to ``/v1`` for public routes; internal routes are absolute.
     ``resource`` is ``"module:Class"``; the class is built as ``Class(context)``.
     ``limits``: ``{method: "write" | "search"}``, the rate limit the gateway applies to it.
+    ``budgets``: ``{method: Budget}``, a budget of the route's own the gateway spends too.
     ``headers``: for a page (``ServiceSpec.pages``), request headers the gateway passes through
     beyond the ones every page gets (e.g. ``Authorization`` for an endpoint that takes a bearer
     credential itself). Public API routes forward a fixed set and ignore it.
@@ -51,6 +73,7 @@ class Route:
     methods: tuple[str, ...]
     limits: Mapping[str, str] = field(default_factory=dict)
     headers: tuple[str, ...] = ()
+    budgets: Mapping[str, Budget] = field(default_factory=dict)
 
     def __post_init__(self):
         unknown = set(self.methods) - set(HTTP_METHODS)
@@ -58,6 +81,8 @@ class Route:
             raise ValueError(f"route {self.template}: methods must be some of {HTTP_METHODS}, not {self.methods}")
         if not set(self.limits) <= set(self.methods) or not set(self.limits.values()) <= set(RATE_LIMITED):
             raise ValueError(f"route {self.template}: limits name its methods and one of {RATE_LIMITED}")
+        if not set(self.budgets) <= set(self.methods) or not all(isinstance(b, Budget) for b in self.budgets.values()):
+            raise ValueError(f"route {self.template}: budgets name its methods and a Budget each")
 
 
 @dataclass(kw_only=True)

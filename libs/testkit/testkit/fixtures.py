@@ -36,6 +36,7 @@ RATE_LIMIT_SETTINGS = (
     "RATE_LIMIT_API_KEYS",
     "RATE_LIMIT_AUTH_FAILURES",
     "RATE_LIMIT_AUTH_FAILURES_PER_ADDRESS",
+    "RATE_LIMIT_ROUTES",  # every route's own budget ("0/60": all off)
 )
 
 

@@ -1,5 +1,6 @@
-"""Events the notifications service consumes: posts, votes, comments, merges (feedback.posts)
-and published changelog entries (feedback.workspaces); ``notifications.notifier`` decides."""
+"""Events the notifications service consumes: posts, votes, comments, merges (feedback.posts),
+published changelog entries (feedback.workspaces) and members removed from a team
+(feedback.people); ``notifications.notifier`` decides."""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """What the notifications service owns and consumes (it publishes nothing)."""
 
-CONSUMES = ("feedback.posts", "feedback.workspaces")
+# The people service's feedback.people: a member removed from a team hears nothing more of it
+# (their queued digest lines and team mail are withdrawn).
+PEOPLE_TOPIC = "feedback.people"
+MEMBER_REMOVED = "member.removed"
+CONSUMES = ("feedback.posts", "feedback.workspaces", PEOPLE_TOPIC)
 
 # What a mail is about: each kind can be turned off in a person's preferences.
 STATUS_CHANGES = "statusChanges"  # a post you follow changed status

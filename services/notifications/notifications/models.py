@@ -95,7 +95,8 @@ class DigestItem(Document):
     meta = {
         "db_alias": ALIAS,
         "collection": COLLECTION,
-        "indexes": [{"fields": ["eventId", "personId"], "unique": True}, ("dueAt",)],
+        # A member's lines, when they leave the team.
+        "indexes": [{"fields": ["eventId", "personId"], "unique": True}, ("dueAt",), ("workspace", "personId")],
     }
 
 

@@ -8,7 +8,9 @@ records (follows, preferences, suppressed addresses, read models of posts and co
 addresses are the people service's, asked in batches.
 
 Nothing about a post that is not approved, or merged away, reaches an end user; a private
-comment reaches the team alone.
+comment reaches the team alone, and the team is who the people service says it is when the mail
+is decided: a digest is sent only to those still members when it falls due, and a member's
+removal (``member.removed``) withdraws their queued digest lines and team mail.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ log = logging.getLogger(__name__)
 
 APPROVED = "approved"
 ENQUEUE_BATCH = 1000  # messages queued per round trip
+# How the queue keys of team mail start (``team:<event>:<person>``, ``digest:<workspace>:<due>:<person>``):
+# what is still queued of them is withdrawn when its person leaves the team.
+TEAM_KEY, DIGEST_KEY = "team", "digest"
 
 
 def person_of(actor: dict | None) -> str | None:
@@ -73,6 +78,7 @@ class Notifier:
             "vote.created": self.voted,
             "vote.deleted": self.unvoted,
             "changelog.published": self.changelog_published,
+            contract.MEMBER_REMOVED: self.member_removed,
         }
 
     def handle(self, event: dict) -> None:
@@ -223,9 +229,27 @@ class Notifier:
                               "title": post["title"], "eventId": event["id"], "at": at,
                               "dueAt": next_digest(at, pace, self.config.digest_hour)})
         self.repo.add_digest_items(later)
-        self.fan_out(slug, instant, None, f"team:{event['id']}", lambda board, person: mail.team_activity(board, kind, post, detail),
+        self.fan_out(slug, instant, None, f"{TEAM_KEY}:{event['id']}", lambda board, person: mail.team_activity(board, kind, post, detail),
                      known={p: members[p] for p in instant})
         return set(members)
+
+    def member_removed(self, event: dict) -> None:
+        """A member left the team: withdraw what was queued for them as a member until then
+        (digest lines, team mail not sent yet), so no mail held back by its pace or by an SMTP
+        outage reaches them later. Safe to repeat (a redelivery finds nothing more). Lines that
+        an event handled meanwhile queues from a team read made before the removal are not
+        sent either: ``send_digests`` asks the team again. What was queued after the removal
+        is left (a member who rejoined keeps it)."""
+        data = event.get("data") or {}
+        person_id = (data.get("person") or {}).get("id")
+        if not person_id:
+            return
+        slug, person = event["workspace"], f"{auth.PERSON_PREFIX}{person_id}"
+        until = _removed_at(data.get("at") or event.get("timestamp"))
+        lines = self.repo.drop_member_digest_items(slug, person, until)
+        letters = self.repo.withdraw_queued_mail(self.queue.collection, slug, person, (TEAM_KEY, DIGEST_KEY), until)
+        if lines or letters:
+            log.info("notifications: %s left %s's team: %d digest lines and %d team mails withdrawn", person, slug, lines, letters)
 
     # -- the scheduler --------------------------------------------------------------------
 
@@ -242,17 +266,26 @@ class Notifier:
         return len(notices)
 
     def send_digests(self, at: datetime) -> int:
-        """Send every digest that fell due, one mail per member and workspace; how many."""
+        """Send every digest that fell due, one mail per member and workspace; how many.
+
+        The team is asked again now (once per workspace of the round), not trusted from when the
+        lines were queued: someone removed since gets nothing, whatever the order in which the
+        removal's event and the lines' events arrived, and a member's address is the current one.
+        The lines go either way."""
         items = self.repo.digest_items_due(at)
         groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for item in items:
             groups[(item["workspace"], item["personId"])].append(item)
+        teams: dict[str, dict[str, dict]] = {}
         for (slug, person), lines in groups.items():
+            if slug not in teams:
+                teams[slug] = {m["id"]: m for m in self.directory.team(slug)}
+            member = teams[slug].get(person)
             choices = self.repo.choices(slug, [person])[person]
-            if not choices["unsubscribed"] and choices["teamActivity"] in (contract.DAILY, contract.WEEKLY):
+            if member and not choices["unsubscribed"] and choices["teamActivity"] in (contract.DAILY, contract.WEEKLY):
                 due = max(_utc(i["dueAt"]) for i in lines)
-                known = {person: {"email": lines[-1]["email"]}}
-                self.fan_out(slug, {person}, None, f"digest:{slug}:{iso(due)}", lambda board, p: mail.digest(board, lines), known=known)
+                known = {person: {"email": member["email"]}}
+                self.fan_out(slug, {person}, None, f"{DIGEST_KEY}:{slug}:{iso(due)}", lambda board, p: mail.digest(board, lines), known=known)
             self.repo.drop_digest_items([i["_id"] for i in lines])
         return len(groups)
 
@@ -295,3 +328,11 @@ class Notifier:
 
 def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+def _removed_at(stamp: str | None) -> datetime:
+    """When a removal happened, from its event (now, for an event without a readable time)."""
+    try:
+        return _utc(datetime.fromisoformat(stamp)) if stamp else now()
+    except ValueError:
+        return now()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from common.config import Settings
-from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+from common.plugins import Budget, Route, ServiceContext, ServiceSpec, hookimpl
 from posts import contract
 
 if TYPE_CHECKING:  # the gateway reads this module: no service code at import
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from posts.service import PostService
 
 R = "posts.resources:"
+TRIAGE_SAVES = Budget("triage-saves", quota=6, window=60)
 ROUTES = [
     Route("/workspaces/{slug}/posts", R + "PostList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",), limits={"GET": "search"}),
@@ -32,7 +33,9 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/{postId}/votes", R + "VoteList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
-    Route("/workspaces/{slug}/triage", R + "Triage", ("GET", "PUT")),
+    # A save rescores every post of the workspace (posts.scores): a handful a minute for the
+    # whole team, where a manager key's own budget would let it save 1,200 times.
+    Route("/workspaces/{slug}/triage", R + "Triage", ("GET", "PUT"), budgets={"PUT": TRIAGE_SAVES}),
     Route("/workspaces/{slug}/suggestions", R + "SuggestionList", ("GET",)),
     Route("/workspaces/{slug}/suggestions/{suggestionId}/accept", R + "SuggestionAccept", ("POST",)),
     Route("/workspaces/{slug}/suggestions/{suggestionId}/dismiss", R + "SuggestionDismiss", ("POST",)),

@@ -396,10 +396,17 @@ class PostService:
         """A vote for someone else, from a sales call or a support ticket: a team member, a
         manager key or a write key (an integration) names the person by ``email`` or ``userId``.
         It counts once per person like any vote (their own vote, before or after, is the same
-        vote), and says who added it and from where. Returns ``(voter, created)``."""
+        vote). Returns ``(answer, created)``.
+
+        The team's answer is the vote as the voters' list shows it (the person's name, address,
+        companies and spend, who added it and from where). A write key is not the team: it gets
+        a receipt of the post's count alone, the same whether it added the vote or the person
+        counted already, so naming addresses is no way to read who they are, what they spend,
+        or what the team noted of an earlier vote."""
         if caller.kind == auth.ANONYMOUS:
             raise Unauthorized("authentication required: a team member, a manager key or a write key votes on someone's behalf")
-        if not (access.is_manager(caller, slug) or (caller.role == auth.WRITE_KEY and caller.workspace == slug)):
+        team = access.is_manager(caller, slug)
+        if not (team or (caller.role == auth.WRITE_KEY and caller.workspace == slug)):
             raise Forbidden("only the team, a manager key or a write key of this workspace votes on someone's behalf")
         fields = check(body, schemas.VOTE_FOR)
         if ("email" in fields) == ("userId" in fields):
@@ -412,7 +419,9 @@ class PostService:
         else:
             user = fields["userId"]
         extra = {"addedBy": auth.actor(caller), "source": fields.get("source"), "note": fields.get("note")}
-        _, created = self._cast(caller, slug, post_id, user, extra)
+        post, created = self._cast(caller, slug, post_id, user, extra)
+        if not team:  # a receipt: no read of the person, their companies or their vote
+            return shapes.vote_receipt(post, created), created
         vote = self.repo.vote_of(post_id, user)
         if vote is None:  # their vote is on a post merged into this one: it counts here
             raise Conflict(f"'{user}' votes for this post already, through a post merged into it")

@@ -97,6 +97,14 @@ def voter(vote: dict, person: dict | None, companies: dict[str, dict]) -> dict:
     }
 
 
+def vote_receipt(post: dict, created: bool) -> dict:
+    """A vote on someone's behalf as a caller outside the team (a write key) sees it: the post
+    it counts for, the post's vote count, and whether this call added it. Nothing of the person
+    or of a vote made before (their name, address, companies, spend, who added it, its source
+    and note): a repeat says "counted already" and no more."""
+    return {"postId": str(post["_id"]), "voteCount": post.get("voteCount", 0), "created": created}
+
+
 def brief(doc: dict, manager: bool) -> dict:
     """A post in board statistics: its status by slug (as ``byStatus`` counts them) and the
     comment count the caller sees (private ones too for managers, as in Post)."""
