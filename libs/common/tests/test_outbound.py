@@ -13,65 +13,18 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from common.outbound import (INTERNAL_SERVICE_PORTS, ConnectionFailed, OutboundClient, Refused, TimedOut, TlsError,
                              TooLarge, TooManyRedirects, UrlPolicy, UrlRefused, why_address_forbidden)
 from testkit.dns import Zone, start
+from testkit.http import Server
 
 PUBLIC_V4 = "93.184.215.14"
 MARGIN = 5  # seconds past a deadline an answer may take on a loaded machine
 STRICT = UrlPolicy(purpose="the tests")
 LOCAL = UrlPolicy(allow_http=True, allowed_hosts=("127.0.0.1",), purpose="the tests")
-
-
-class Server:
-    """HTTP on ``host``: ``routes`` maps a path to handler(request); records every request."""
-
-    def __init__(self, host: str = "127.0.0.1"):
-        self.routes: dict = {}
-        self.requests: list[dict] = []
-        self.stop = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def handle_any(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                server.requests.append({"method": self.command, "path": self.path, "body": body,
-                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
-                try:
-                    server.routes.get(self.path, lambda req: req.answer(404, b"no"))(self)
-                except (BrokenPipeError, ConnectionResetError):
-                    self.close_connection = True
-
-            do_GET = do_POST = handle_any
-
-            def answer(self, status: int, body: bytes = b"ok", headers: dict | None = None):
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.http = ThreadingHTTPServer((host, 0), Handler)
-        self.http.daemon_threads = True
-        self.port = self.http.server_address[1]
-        self.url = f"http://{host}:{self.port}"
-        threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self):
-        self.stop.set()
-        self.http.shutdown()
-        self.http.server_close()
 
 
 @pytest.fixture

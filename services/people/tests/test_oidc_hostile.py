@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -27,6 +25,7 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 
 from testkit.api import assert_error
+from testkit.http import Server
 
 from .conftest import OIDC_PER_WORKSPACE, OIDC_TIMEOUT
 from .helpers import join
@@ -40,62 +39,13 @@ DRIP_SECONDS = 0.5  # between two bytes of a dripping answer
 PEOPLE_PROCESSES = int(os.environ.get("WEB_CONCURRENCY") or 2)
 
 
-class Provider:
-    """An HTTP server on ``host`` serving ``routes`` (path -> handler(request)); anything else
-    goes to ``fallback``. Every request is recorded in ``hits`` (method, path)."""
+class Provider(Server):
+    """A test server on ``host`` (named ``name`` in its URL), to turn hostile route by route;
+    ``fallback`` answers what no route serves."""
 
     def __init__(self, host: str = "127.0.0.1", name: str = "localhost"):
-        self.routes: dict[str, callable] = {}
+        super().__init__(host, name)
         self.fallback = lambda req: req.send_json(404, {"error": "not found"})
-        self.hits: list[tuple[str, str]] = []
-        self.stop = threading.Event()
-        provider = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def handle_any(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                self.body = self.rfile.read(length) if length else b""
-                path = urlsplit(self.path).path
-                provider.hits.append((self.command, path))
-                try:
-                    provider.routes.get(path, provider.fallback)(self)
-                except (BrokenPipeError, ConnectionResetError):
-                    self.close_connection = True
-
-            do_GET = do_POST = handle_any
-
-            def send_json(self, status: int, body, headers: dict | None = None):
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def redirect(self, location: str, status: int = 302):
-                self.send_response(status)
-                self.send_header("Location", location)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer((host, 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.url = f"http://{name}:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
 
     # -- a well-behaved provider, to turn hostile route by route ---------------------------------
 
