@@ -77,6 +77,10 @@ class GatewayConfig:
     # Where every gateway process counts budgets: a storage URI of the `limits` library
     # (mongodb://, redis://, memcached://, memory:// for one process); empty: MONGODB_URI.
     rate_limit_storage: str = from_env("RATE_LIMIT_STORAGE", "")
+    # How often each gateway process sends the budgets it counted to that store and reads back
+    # every process's counts; a request waits for the store only near its budget's end (or the
+    # first of a window here). 0: every request counts in the store before it is answered.
+    rate_limit_sync_seconds: float = from_env("RATE_LIMIT_SYNC_SECONDS", 0.2, float)
     # The gateway's own key (no other process holds it): it signs the client address handed to
     # a front service (the board site, the MCP server), which sends it back on its /v1 calls,
     # and keys anonymous visitors' ids; a purpose-bound key is derived from it for each.

@@ -22,6 +22,7 @@ import hashlib
 import ipaddress
 import logging
 import math
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -72,7 +73,7 @@ class CountersInMongo(MongoDBStorage):
     than ours, so a budget is never exceeded."""
 
     def incr(self, key: str, expiry: int, amount: int = 1) -> int:
-        return self.count({key: expiry}, [], amount)[key]
+        return self.count({key: (expiry, amount)}, [])[key]
 
     def __del__(self) -> None:
         # The library's own closes ``self.storage``, a property that connects (and creates the
@@ -80,18 +81,16 @@ class CountersInMongo(MongoDBStorage):
         if self._storage is not None:
             self._storage.close()
 
-    def count(self, spend: dict[str, float], read: list[str], amount: int = 1) -> dict[str, int]:
-        """Add ``amount`` to each key of ``spend`` (expiring after its seconds), and return the
-        counts of those keys and of ``read``'s."""
+    def count(self, spend: dict[str, tuple[float, int]], read: list[str]) -> dict[str, int]:
+        """Add to each key of ``spend`` its amount (the key expiring after its seconds), and
+        return the counts of those keys and of ``read``'s."""
         now = datetime.now(timezone.utc)
-        if amount and spend:
-            self.counters.bulk_write(
-                [
-                    UpdateOne({"_id": key}, {"$inc": {"count": amount}, "$setOnInsert": {"expireAt": now + timedelta(seconds=seconds)}}, upsert=True)
-                    for key, seconds in spend.items()
-                ],
-                ordered=False,
-            )
+        writes = [
+            UpdateOne({"_id": key}, {"$inc": {"count": amount}, "$setOnInsert": {"expireAt": now + timedelta(seconds=seconds)}}, upsert=True)
+            for key, (seconds, amount) in spend.items() if amount
+        ]
+        if writes:
+            self.counters.bulk_write(writes, ordered=False)
         keys = [*spend, *read]
         found = {doc["_id"]: doc["count"] for doc in self.counters.find({"_id": {"$in": keys}, "expireAt": {"$gt": now}}, {"count": 1})}
         return {key: found.get(key, 0) for key in keys}
@@ -109,13 +108,33 @@ class Budgets:
     """Sliding-window counters in a shared store (the ``limits`` library's sliding window
     counter: this window's count plus the previous window's, weighted by how much of it still
     lies within one window of now), so a budget spent just before a window ends is not whole
-    again just after it."""
+    again just after it.
 
-    def __init__(self, storage: Storage, clock=time.time, monotonic=time.monotonic):
+    A request far from its budget's end waits for no store: this process counts it at once and
+    sends its counts to the store in the background (every ``sync_seconds``: one bulk write and
+    one read of everything spent since, and nothing at all while no request comes), reading back
+    what every process spent. A request near the end (the last ``margin`` of the quota, at least
+    one request) or the first of a window this process has not seen counts in the store before
+    it is answered, as every request used to: the verdicts that refuse are exact. What other
+    processes spent in the last ``sync_seconds`` may be unseen, so a budget can be overshot by
+    what they spend in that time beyond the margin (docs/architecture.md, "Budgets")."""
+
+    def __init__(self, storage: Storage, clock=time.time, monotonic=time.monotonic, sync_seconds: float = 0.0,
+                 margin: float = 0.1):
         self.storage = storage
         self.clock = clock
         self.monotonic = monotonic
+        self.sync_seconds = sync_seconds
+        self.margin = margin
         self._down_until = 0.0
+        self._lock = threading.Lock()
+        self._stored: dict[str, int] = {}  # the store's count of each window key, as last read
+        self._pending: dict[str, int] = {}  # this process's spending not sent yet
+        self._lifetime: dict[str, float] = {}  # seconds each spent key is kept in the store
+        self._forget_at: dict[str, float] = {}  # when a window key is of no more use (monotonic)
+        self._sync = threading.Event()
+        if sync_seconds > 0:
+            threading.Thread(target=self._sync_forever, name="budgets-sync", daemon=True).start()
 
     def _store(self, work):
         """``work()``'s counts, or None while the store is unreachable: budgets then fail open
@@ -141,30 +160,113 @@ class Budgets:
             start = math.floor(now / limit.window) * limit.window
             windows.append((_window_key(key, limit, start), _window_key(key, limit, start - limit.window), start))
         # Each window's counter is read until the end of the next one.
-        spend = {current: 2 * limit.window for (current, _, _), (_, _, limit) in zip(windows, checks)}
-        previous = [prev for _, prev, _ in windows]
-        counts = self._store(lambda: self._count(spend, previous, amount))
+        lifetimes = {current: 2 * limit.window for (current, _, _), (_, _, limit) in zip(windows, checks)}
+        counts = self._spend_here(checks, windows, lifetimes, amount, now) if self.sync_seconds > 0 else None
         if counts is None:
-            return []
+            counts = self._spend_in_store(lifetimes, [prev for _, prev, _ in windows], amount)
+            if counts is None:
+                return []
         return [
             _verdict(policy, limit, counts[prev], counts[current], start, now)
             for (_, policy, limit), (current, prev, start) in zip(checks, windows)
         ]
+
+    def _spend_here(self, checks, windows, lifetimes: dict[str, float], amount: int, now: float) -> dict[str, int] | None:
+        """Counted in this process, if every budget is known here and far from its end; else
+        None (nothing spent): the caller counts in the store."""
+        with self._lock:
+            counts = {}
+            for (_, _, limit), (current, previous, start) in zip(checks, windows):
+                if current not in self._stored or previous not in self._stored:
+                    return None
+                counts[current] = self._stored[current] + self._pending.get(current, 0) + amount
+                counts[previous] = self._stored[previous] + self._pending.get(previous, 0)
+                used = counts[previous] * (1 - (now - start) / limit.window) + counts[current]
+                if used > limit.quota - max(1.0, self.margin * limit.quota):
+                    return None
+            for current, seconds in lifetimes.items():
+                self._pending[current] = self._pending.get(current, 0) + amount
+                self._lifetime[current] = seconds
+            self._keep([key for current, previous, _ in windows for key in (current, previous)], lifetimes)
+        self._sync.set()
+        return counts
+
+    def _spend_in_store(self, lifetimes: dict[str, float], previous: list[str], amount: int) -> dict[str, int] | None:
+        """Counted in the store now, with what this process has not sent yet of the same keys."""
+        with self._lock:
+            owed = {key: self._pending.pop(key, 0) for key in lifetimes}
+        spend = {key: (seconds, amount + owed[key]) for key, seconds in lifetimes.items()}
+        counts = self._store(lambda: self._count(spend, previous))
+        if counts is None:
+            with self._lock:  # not sent: still owed
+                for key, extra in owed.items():
+                    if extra:
+                        self._pending[key] = self._pending.get(key, 0) + extra
+            return None
+        if self.sync_seconds > 0:
+            with self._lock:
+                for key, value in counts.items():  # a window's count only grows: a slower answer is older
+                    self._stored[key] = max(self._stored.get(key, 0), value)
+                self._keep(list(counts), lifetimes)
+        return counts
+
+    def _keep(self, keys: list[str], lifetimes: dict[str, float]) -> None:
+        """Remember ``keys`` here until their windows are over (called with the lock held)."""
+        until = self.monotonic() + max(lifetimes.values(), default=60)
+        for key in keys:
+            self._forget_at[key] = max(self._forget_at.get(key, 0), until)
+
+    def sync(self) -> None:
+        """Send what this process spent and read back every process's counts of the budgets it
+        spent since the last sync (one bulk write and one read)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            at = self.monotonic()
+            for key in [k for k, until in self._forget_at.items() if until < at]:
+                for table in (self._stored, self._forget_at, self._lifetime):
+                    table.pop(key, None)
+            touched = list(self._forget_at)
+        if not pending:
+            return
+        spend = {key: (self._lifetime.get(key, 120), extra) for key, extra in pending.items()}
+        counts = self._store(lambda: self._count(spend, [k for k in touched if k not in spend]))
+        with self._lock:
+            if counts is None:  # not sent: still owed, and verdicts go on from what is known
+                for key, extra in pending.items():
+                    self._pending[key] = self._pending.get(key, 0) + extra
+                return
+            for key, value in counts.items():
+                if key in self._forget_at:
+                    self._stored[key] = max(self._stored.get(key, 0), value)
+
+    def _sync_forever(self) -> None:
+        while True:
+            self._sync.wait()
+            self._sync.clear()
+            time.sleep(self.sync_seconds)  # what comes meanwhile goes with this sync
+            try:
+                self.sync()
+            except Exception:  # noqa: BLE001 - the thread must outlive one failed sync
+                log.exception("budgets: a sync with the store failed")
 
     def peek(self, key: tuple, policy: str, limit: Limit) -> Verdict:
         """The verdict of one more request of ``key`` now, spending nothing."""
         now = self.clock()
         start = math.floor(now / limit.window) * limit.window
         current, previous = _window_key(key, limit, start), _window_key(key, limit, start - limit.window)
-        counts = self._store(lambda: self._count({}, [current, previous], 0))
+        counts = self._store(lambda: self._count({}, [current, previous]))
         if counts is None:
             return Verdict(True, policy, limit, limit.quota, 1)
+        with self._lock:
+            counts = {k: v + self._pending.get(k, 0) for k, v in counts.items()}
         return _verdict(policy, limit, counts[previous], counts[current], start, now, pending=1)
 
-    def _count(self, spend: dict[str, float], read: list[str], amount: int) -> dict[str, int]:
+    def _count(self, spend: dict[str, tuple[float, int]], read: list[str]) -> dict[str, int]:
+        """Add to each key of ``spend`` its amount (kept its seconds) and return the counts of
+        those keys and of ``read``'s."""
         if isinstance(self.storage, CountersInMongo):
-            return self.storage.count(spend, read, amount)
-        counts = {k: self.storage.incr(k, math.ceil(s), amount) for k, s in spend.items()}
+            return self.storage.count(spend, read)
+        counts = {k: self.storage.incr(k, math.ceil(seconds), amount) for k, (seconds, amount) in spend.items()}
         counts.update({k: self.storage.get(k) for k in read})
         return counts
 
@@ -195,7 +297,7 @@ def _seconds_until_room(limit: Limit, previous: int, current: int, start: float,
 class RateLimits:
     def __init__(self, config: GatewayConfig, storage: Storage):
         self.config = config
-        self.budgets = Budgets(storage)
+        self.budgets = Budgets(storage, sync_seconds=config.rate_limit_sync_seconds)
 
     def check(self, kind: str, caller: auth.Caller, address: str, workspace: str | None, own: Budget | None = None) -> dict[str, str]:
         """Spend one request of ``kind`` (read, write or search) for ``caller`` at ``address`` on
