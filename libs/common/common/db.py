@@ -16,6 +16,7 @@ and :meth:`Store.write`.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -43,6 +44,7 @@ from common import dbmetrics
 from common.config import Settings
 from common.errors import Unavailable
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 TRANSIENT = "TransientTransactionError"
 UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
@@ -179,6 +181,52 @@ def changes(collection: Collection, wait_seconds: float, pipeline: Sequence[dict
         return collection.watch(list(pipeline), max_await_time_ms=int(wait_seconds * 1000))
     except OperationFailure:
         return None
+
+
+class ChangeWaiter:
+    """An idle loop's wait for changes to a collection: one change stream kept open from wait to
+    wait (opening one and closing it again costs the database three commands; an open one costs
+    one per ``wait_seconds`` while nothing changes), or a plain pause where the database has no
+    change streams. ``arm()`` before the read a wait follows, so no change after it is missed."""
+
+    def __init__(self, collection: Collection, wait_seconds: float, pipeline: Sequence[dict] = (), what: str = ""):
+        self.collection = collection
+        self.wait_seconds = wait_seconds
+        self.pipeline = list(pipeline)
+        self.what = what or collection.name
+        self._stream = None
+        self._streams = True
+
+    def arm(self) -> None:
+        if self._stream is None and self._streams:
+            self._stream = changes(self.collection, self.wait_seconds, self.pipeline)
+            if self._stream is None:
+                self._streams = False
+                log.info("%s: no change streams on this database; looking every %.2fs", self.what, self.wait_seconds)
+
+    def wait(self, stop: threading.Event, pause: float | None = None, seen: Callable[[dict], bool] = lambda change: False) -> None:
+        """Until a change that ``seen`` does not pass over comes, or ``wait_seconds`` pass (the
+        database holds the wait); without change streams, ``pause`` seconds (``wait_seconds``
+        by default)."""
+        if self._stream is None:
+            stop.wait(self.wait_seconds if pause is None else pause)
+            return
+        try:
+            while not stop.is_set():
+                change = self._stream.try_next()
+                if change is None or not seen(change):
+                    return
+        except PyMongoError:
+            self.close()  # reopened by the next arm(), after a read
+            raise
+
+    def close(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.close()
+            except PyMongoError:
+                pass
+            self._stream = None
 
 
 def new_document(model: type[mongoengine.Document], **fields) -> dict:

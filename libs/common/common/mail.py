@@ -43,7 +43,7 @@ from pymongo import ASCENDING, IndexModel
 from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 
-from common.db import changes
+from common.db import ChangeWaiter
 from common.retry import run_until_stopped
 
 log = logging.getLogger(__name__)
@@ -58,10 +58,10 @@ SMTP_TIMEOUT = 20.0  # seconds for each exchange with the SMTP server (connect, 
 # The queue: how long a claimed message is held by the worker sending it (longer than a send
 # can take: several exchanges of SMTP_TIMEOUT each), how long a finished one is kept, and how
 # long an idle worker waits on the collection's change stream before it looks again (a retry
-# that falls due is found within this).
+# that falls due is found within this; a new message wakes it at once).
 LEASE_SECONDS = 120.0
 KEEP_DAYS = 7
-WAIT_SECONDS = 1.0
+WAIT_SECONDS = 5.0
 # Messages a worker claims at once and sends over one SMTP connection: one query finds them
 # (on a server that scans, one scan per batch instead of one per message).
 CLAIM_BATCH = 50
@@ -492,7 +492,7 @@ class _Delivery:
         self.per_minute, self.on_refused = per_minute, on_refused
         self.sent_at: dict[str, deque] = {}  # workspace -> when this worker sent its last messages
         self.token = secrets.token_hex(8)
-        self.change_streams = True
+        self.inserts = ChangeWaiter(queue.collection, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}], "mail delivery")
         self.told_unconfigured = False
 
     def step(self, stop: threading.Event) -> None:
@@ -500,21 +500,13 @@ class _Delivery:
             if not self.told_unconfigured:
                 log.warning("mail delivery: SMTP_URL is not set; mail stays queued until it is")
                 self.told_unconfigured = True
-            stop.wait(WAIT_SECONDS * 10)
+            stop.wait(50)
             return
-        stream = self._watch()  # opened before the claims: a message queued after them wakes it
-        try:
-            while not stop.is_set() and (batch := self.queue.claim(self.token, self.lease)):
-                self.send_batch(batch, stop)
-            if stop.is_set():
-                return
-            if stream is None:
-                stop.wait(WAIT_SECONDS)
-            else:
-                stream.try_next()  # the database holds the wait: up to WAIT_SECONDS, or until an insert
-        finally:
-            if stream is not None:
-                stream.close()
+        self.inserts.arm()  # before the claims: a message queued after them wakes it
+        while not stop.is_set() and (batch := self.queue.claim(self.token, self.lease)):
+            self.send_batch(batch, stop)
+        if not stop.is_set():
+            self.inserts.wait(stop)  # the database holds the wait: up to WAIT_SECONDS, or until an insert
 
     def send_batch(self, batch: list[dict], stop: threading.Event) -> None:
         client = None
@@ -597,14 +589,6 @@ class _Delivery:
                             document["subject"], document["to"], document["attempts"], due.isoformat(), reason)
             self.queue.retry_at(document, self.token, due, reason)
 
-    def _watch(self):
-        if not self.change_streams:
-            return None
-        stream = changes(self.queue.collection, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}])
-        if stream is None:
-            log.info("mail delivery: no change streams on this database; looking every %.1fs", WAIT_SECONDS)
-            self.change_streams = False
-        return stream
 
 
 def _quietly(close: Callable[[], object]) -> None:

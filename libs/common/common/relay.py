@@ -17,7 +17,7 @@ import time
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.config import Settings
-from common.db import changes
+from common.db import ChangeWaiter
 from common.events import OUTBOX
 from common.kafka import KafkaError, make_producer, publish
 from common.retry import run_until_stopped
@@ -25,8 +25,9 @@ from common.retry import run_until_stopped
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 10.0
-# Longest an idle relay waits on its change stream before it looks again (and renews its lease).
-WAIT_SECONDS = 1.0
+# Longest an idle relay waits on its change stream before it looks again (and renews its lease
+# when due): an idle relay sends one command per wait, and wakes at once for a new event.
+WAIT_SECONDS = 5.0
 
 
 class OutboxRelay:
@@ -41,27 +42,25 @@ class OutboxRelay:
         self.idle_seconds = idle_seconds
         self._lease_until = 0.0
         self._producer = None
-        self._change_streams = True
+        self._inserts = ChangeWaiter(self.outbox, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}], self.name)
+        self._published: set = set()  # ids of the last batch: their insert events wake nobody
 
     def run(self, stop: threading.Event) -> None:
         # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
         run_until_stopped(
             lambda: self._step(stop), stop, errors=(KafkaError, PyMongoError), what=f"outbox relay {self.name}", log=log,
-            on_failure=self._close_producer,
+            on_failure=self._close_clients,
         )
-        self._close_producer()
+        self._close_clients()
 
     def _step(self, stop: threading.Event) -> None:
         if not self._hold_lease():
+            self._inserts.close()  # a standby watches nothing
             stop.wait(LEASE_SECONDS / 3)
             return
-        stream = self._watch()  # opened before the read: no event written after it is missed
-        try:
-            if not self.publish_batch():
-                self._wait_for_events(stream, stop)
-        finally:
-            if stream is not None:
-                stream.close()
+        self._inserts.arm()  # before the read: no event written after it is missed
+        if not self.publish_batch():
+            self._inserts.wait(stop, self.idle_seconds, seen=lambda change: change["documentKey"]["_id"] in self._published)
 
     def publish_batch(self) -> int:
         docs = list(self.outbox.find({}, sort=[("at", 1), ("_id", 1)], limit=self.batch))
@@ -73,26 +72,10 @@ class OutboxRelay:
         self._producer.flush(timeout=15)
         for future in futures:
             future.get(timeout=0)  # raises the send's KafkaError, if any
-        self.outbox.delete_many({"_id": {"$in": [d["_id"] for d in docs]}})
+        ids = [d["_id"] for d in docs]
+        self.outbox.delete_many({"_id": {"$in": ids}})
+        self._published = set(ids)
         return len(docs)
-
-    def _watch(self):
-        """A change stream of the outbox's inserts (``common.db.changes``), or None without one."""
-        if not self._change_streams:
-            return None
-        stream = changes(self.outbox, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}])
-        if stream is None:
-            log.info("outbox relay %s: no change streams on this database; polling every %.2fs", self.name, self.idle_seconds)
-            self._change_streams = False
-        return stream
-
-    def _wait_for_events(self, stream, stop: threading.Event) -> None:
-        """Until an event is written or WAIT_SECONDS pass (the database holds the wait, so an idle
-        relay asks once per wait instead of polling); a short pause without change streams."""
-        if stream is None:
-            stop.wait(self.idle_seconds)
-        else:
-            stream.try_next()
 
     def _hold_lease(self) -> bool:
         now = time.time()
@@ -109,7 +92,8 @@ class OutboxRelay:
         self._lease_until = now + LEASE_SECONDS
         return True
 
-    def _close_producer(self) -> None:
+    def _close_clients(self) -> None:
+        self._inserts.close()
         if self._producer is not None:
             try:
                 self._producer.close(timeout=1)

@@ -3,10 +3,11 @@
 Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
 (the consumer keeps the highest ``version``). Each API process mirrors the read model in
 memory: a background thread, started with the app, looks for snapshots stored since its last
-look (``syncedAt``, an indexed server time) whenever a change stream of the read model reports
-a change, and at least every ``read_model_poll`` seconds (every ``read_model_poll`` seconds
-where the database has no change streams), so a request costs no database round trip for it.
-Should looking fail for twenty periods, requests read the database again until it recovers.
+look (``syncedAt``, an indexed server time) whenever a change stream of the read model (kept
+open) reports a change, and at least every ``WAIT_PERIODS`` × ``read_model_poll`` seconds
+(every ``read_model_poll`` seconds where the database has no change streams), so a request
+costs no database round trip for it. Should looking fail for twenty periods, requests read
+the database again until it recovers.
 
 A post created right after its board was added must work although the event may not
 have arrived yet: on a miss (workspace unknown, board or status unknown, or an anonymous
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 FLAGS = ("anonSubmit", "anonVote", "anonComment")
 UNKNOWN_STATUS_COLOR = "#64748b"
+WAIT_PERIODS = 5  # read_model_poll periods an idle poller waits on its change stream
 POLL_OVERLAP = timedelta(seconds=5)  # re-read a little of the past: clocks and commits are not instant
 ASKED_MAX = 10_000  # workspaces whose last ask of the owner is remembered (unknown slugs included)
 ASK_LOCK_STRIPES = 64  # asks of one workspace queue on one of these locks (picked by the slug's hash)
@@ -179,21 +181,16 @@ class Workspaces:
                     self._poller.start()
 
     def _poll_forever(self) -> None:
+        changed = self.repo.workspace_view_changes(WAIT_PERIODS * self.config.read_model_poll)
+        never = threading.Event()
         while True:
-            stream, waited = None, False
             try:
-                # Opened before the look, so no change stored after it is missed.
-                stream = self.repo.workspace_view_changes(self.config.read_model_poll)
+                changed.arm()  # before the look, so no change stored after it is missed
                 self.poll()
-                if stream is not None:
-                    stream.try_next()  # the database holds the wait: woken by a change
-                    waited = True
+                changed.wait(never, pause=self.config.read_model_poll)
             except Exception:  # noqa: BLE001 - keep polling; requests fall back to the database
                 log.warning("read model poll failed", exc_info=True)
-            finally:
-                if stream is not None:
-                    stream.close()
-            if not waited:
+                changed.close()
                 time.sleep(self.config.read_model_poll)
 
     def poll(self) -> int:

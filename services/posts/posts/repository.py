@@ -18,7 +18,7 @@ from typing import Callable, Iterable, TypeVar
 
 from bson import ObjectId
 from common import auth
-from common.db import Delete, Insert, Store, Update, Write, changes, new_document
+from common.db import ChangeWaiter, Delete, Insert, Store, Update, Write, new_document
 from common.ids import now
 from common.repository import Repository
 from pymongo import UpdateOne
@@ -475,9 +475,9 @@ class PostRepository(Repository):
     def workspace_view(self, slug: str) -> dict | None:
         return self.workspace_views.find_one({"_id": slug})
 
-    def workspace_view_changes(self, wait_seconds: float):
-        """A change stream of the read model (``common.db.changes``), or None without one."""
-        return changes(self.workspace_views, wait_seconds)
+    def workspace_view_changes(self, wait_seconds: float) -> ChangeWaiter:
+        """What waits for a change of the read model (``common.db.ChangeWaiter``)."""
+        return ChangeWaiter(self.workspace_views, wait_seconds, what="posts read model")
 
     def workspace_views_since(self, since) -> list[dict]:
         """Snapshots stored at or after ``since`` (an indexed server time; None: all)."""
