@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from common.app import create_service_app
 from common.config import Settings
+from common.db import share_change_streams
 from common.plugins import ServiceSpec
 from common.workers import build_loops, supervise
 
@@ -61,6 +62,7 @@ def services_app(settings: Settings, services: Mapping[str, ServiceSpec], gatewa
     the gunicorn worker, after fork, like any app factory)."""
     apps = {}
     stop = threading.Event()  # never set: the loops end with the process
+    share_change_streams(settings)  # every service's idle loops here: one stream, not one each
     for name, bind in service_binds(settings, services).items():
         spec = services[name]
         context = spec.create_context(settings)

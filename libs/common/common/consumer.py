@@ -1,7 +1,9 @@
 """The consumer runner: a Kafka consumer group that hands each event to its handler.
 
-Handlers are plain functions ``handler(event: dict) -> None`` keyed by topic. Handling is
-idempotent by event id (a marker per consumer group in MongoDB); offsets are committed
+Handlers are plain functions ``handler(event: dict) -> None`` keyed by topic; one made with
+:func:`only` is handed only the event types it names, and the others cost nothing (no marker,
+no database round trip: a topic's busiest events are often of no interest to most groups).
+Handling is idempotent by event id (a marker per consumer group in MongoDB); offsets are committed
 only after every message of a batch was handled; a message that keeps failing goes to
 ``<topic>.dlq`` so one poison message cannot stall a partition.
 """
@@ -25,6 +27,17 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[dict], None]
 ATTEMPTS = 3
+
+
+def only(types, handler: Handler) -> Handler:
+    """``handler``, handed only events of ``types`` (the runner passes over the others)."""
+
+    def of_these(event: dict) -> None:
+        handler(event)
+
+    of_these.event_types = frozenset(types)
+    return of_these
+
 # What a handler may meet that passes: the database or a service it asks is down. The batch is
 # handled again later (its offsets are not committed), never parked.
 TRANSIENT = (PyMongoError, Unavailable, BadGateway, GatewayTimeout)
@@ -70,12 +83,15 @@ class ConsumerRunner:
         except (ValueError, TypeError, KeyError):
             self._park(topic, raw, "undecodable message")
             return
+        handler = self.handlers[topic]
+        if event.get("type") not in getattr(handler, "event_types", (event.get("type"),)):
+            return  # not of the types this handler acts on: nothing to do, nothing to remember
         marker = f"{self.group}:{event_id}"
         if self.processed.find_one({"_id": marker}, projection={"_id": 1}) is not None:
             return
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                self.handlers[topic](event)
+                handler(event)
                 break
             except TRANSIENT:
                 raise  # the database or a service is down: retry the whole batch later, do not park

@@ -183,11 +183,129 @@ def changes(collection: Collection, wait_seconds: float, pipeline: Sequence[dict
         return None
 
 
+class ChangeHub:
+    """One change stream of the whole deployment for every :class:`ChangeWaiter` of a process
+    (``share_change_streams``): where one process runs every service (``make run``), a dozen idle
+    loops would each hold a stream, and a server that ends every waiting stream's wait at any
+    write (the local stand-in) would answer a dozen getMores per write. The hub's one stream
+    hands each change to the waiters of its collection."""
+
+    def __init__(self, uri: str):
+        from pymongo import MongoClient
+
+        self.client = MongoClient(uri, serverSelectionTimeoutMS=3000, connectTimeoutMS=3000)
+        self._waiters: dict[tuple[str, str], list["_HubWaiter"]] = {}
+        self._lock = threading.Lock()
+        self._watched: frozenset[str] = frozenset()  # the collection names the open stream passes
+        self._thread: threading.Thread | None = None
+        self.broken = False
+
+    def waiter(self, collection: Collection) -> "_HubWaiter":
+        waiter = _HubWaiter()
+        with self._lock:
+            self._waiters.setdefault((collection.database.name, collection.name), []).append(waiter)
+            if self._thread is None:  # started by the first waiter, after the process's loops are built
+                self._thread = threading.Thread(target=self._run, name="change-hub", daemon=True)
+                self._thread.start()
+        return waiter
+
+    def _names(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(coll for _, coll in self._waiters)
+
+    def _run(self) -> None:
+        token = None
+        while True:
+            try:
+                self._watched = self._names()
+                # Only the collections waited on, and only what a waiter reads of a change.
+                pipeline = [{"$match": {"ns.coll": {"$in": sorted(self._watched)}}},
+                            {"$project": {"ns": 1, "operationType": 1, "documentKey": 1}}]
+                with self.client.watch(pipeline, max_await_time_ms=30_000, resume_after=token) as stream:
+                    while stream.alive:
+                        change = stream.try_next()
+                        token = stream.resume_token
+                        if change is not None:
+                            self._hand_over(change)
+                        if self._names() != self._watched:
+                            break  # a waiter of another collection came: watch it too
+            except OperationFailure:
+                self.broken = True  # no deployment-wide streams here: each waiter keeps its own
+                log.info("change hub: the database has no deployment-wide change streams; each loop watches its own")
+                self._wake_all()
+                return
+            except PyMongoError:
+                log.warning("change hub: the stream failed; reopening", exc_info=True)
+                token = None
+                self._wake_all()  # what came meanwhile is looked for by every waiter
+                time.sleep(1)
+
+    def _hand_over(self, change: dict) -> None:
+        ns = change.get("ns") or {}
+        with self._lock:
+            waiters = list(self._waiters.get((ns.get("db"), ns.get("coll")), ()))
+        for waiter in waiters:
+            waiter.push(change)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            waiters = [w for group in self._waiters.values() for w in group]
+        for waiter in waiters:
+            waiter.push({})
+
+
+class _HubWaiter:
+    MAX_KEPT = 1000  # changes kept for one wait; past it, just "something changed"
+
+    def __init__(self):
+        self.changed = threading.Condition()
+        self.changes: list[dict] = []
+
+    def push(self, change: dict) -> None:
+        with self.changed:
+            if len(self.changes) < self.MAX_KEPT:
+                self.changes.append(change)
+            else:
+                self.changes[-1] = {}
+            self.changed.notify_all()
+
+    def clear(self) -> None:
+        with self.changed:
+            self.changes.clear()
+
+    def wait(self, seconds: float, seen: Callable[[dict], bool]) -> None:
+        deadline = time.monotonic() + seconds
+        with self.changed:
+            while True:
+                while self.changes:
+                    change = self.changes.pop(0)
+                    if not change or not seen(change):
+                        self.changes.clear()
+                        return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.changed.wait(left)
+
+
+_HUB: ChangeHub | None = None
+
+
+def share_change_streams(settings: Settings) -> None:
+    """Let every :class:`ChangeWaiter` made from now on in this process wait on one
+    deployment-wide stream (:class:`ChangeHub`) rather than one stream each."""
+    global _HUB
+    if _HUB is None:
+        _HUB = ChangeHub(settings.mongodb_uri)
+
+
 class ChangeWaiter:
     """An idle loop's wait for changes to a collection: one change stream kept open from wait to
     wait (opening one and closing it again costs the database three commands; an open one costs
     one per ``wait_seconds`` while nothing changes), or a plain pause where the database has no
-    change streams. ``arm()`` before the read a wait follows, so no change after it is missed."""
+    change streams. ``arm()`` before the read a wait follows, so no change after it is missed.
+    The wait ends with a change of this collection (that ``seen`` does not pass over), not with
+    a server's early empty answer."""
 
     def __init__(self, collection: Collection, wait_seconds: float, pipeline: Sequence[dict] = (), what: str = ""):
         self.collection = collection
@@ -196,8 +314,13 @@ class ChangeWaiter:
         self.what = what or collection.name
         self._stream = None
         self._streams = True
+        self._hub = _HUB
+        self._shared = _HUB.waiter(collection) if _HUB is not None else None
 
     def arm(self) -> None:
+        if self._shared is not None and not self._hub.broken:
+            self._shared.clear()  # what changed before the read that follows, the read sees
+            return
         if self._stream is None and self._streams:
             self._stream = changes(self.collection, self.wait_seconds, self.pipeline)
             if self._stream is None:
@@ -208,13 +331,21 @@ class ChangeWaiter:
         """Until a change that ``seen`` does not pass over comes, or ``wait_seconds`` pass (the
         database holds the wait); without change streams, ``pause`` seconds (``wait_seconds``
         by default)."""
+        if self._shared is not None and not self._hub.broken:
+            self._shared.wait(self.wait_seconds, seen)
+            return
         if self._stream is None:
             stop.wait(self.wait_seconds if pause is None else pause)
             return
+        # A server may end a wait early with nothing for this stream (the local stand-in ends
+        # every waiting stream's wait at any write anywhere): wait on until the time is up.
+        deadline = time.monotonic() + self.wait_seconds
         try:
             while not stop.is_set():
                 change = self._stream.try_next()
-                if change is None or not seen(change):
+                if change is not None and not seen(change):
+                    return
+                if change is None and time.monotonic() >= deadline - 0.01:
                     return
         except PyMongoError:
             self.close()  # reopened by the next arm(), after a read

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from common.consumer import only
 from companies.contract import COMPANIES_CLAIMED, CONSUMES
 
 
@@ -12,4 +13,4 @@ def handlers(context) -> dict:
             context.service.claimed(event["workspace"], event["data"]["userId"], event["data"]["companies"])
         # member.* events are the team's, not ours.
 
-    return {topic: on_people_event for topic in CONSUMES}
+    return {topic: only((COMPANIES_CLAIMED,), on_people_event) for topic in CONSUMES}

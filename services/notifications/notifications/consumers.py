@@ -4,8 +4,9 @@ published changelog entries (feedback.workspaces) and members removed from a tea
 
 from __future__ import annotations
 
+from common.consumer import only
 from notifications.contract import CONSUMES
 
 
 def handlers(context) -> dict:
-    return {topic: context.notifier.handle for topic in CONSUMES}
+    return {topic: only(context.notifier.handlers(), context.notifier.handle) for topic in CONSUMES}

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from people.contract import CONSUMES
+from common.consumer import only
+from people.contract import AUDITED_EVENTS, CONSUMES
 
 
 def handlers(context) -> dict:
-    return {topic: context.service.record_event for topic in CONSUMES}
+    return {topic: only(AUDITED_EVENTS, context.service.record_event) for topic in CONSUMES}

@@ -5,6 +5,7 @@ workspace (posts.scores)."""
 
 from __future__ import annotations
 
+from common.consumer import only
 from common.money import to_cents
 from posts.contract import COMPANIES_TOPIC, POST_CREATED, TOPIC, TRIAGE_UPDATED, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC
 
@@ -36,4 +37,8 @@ def handlers(context) -> dict:
         elif event["type"] == TRIAGE_UPDATED:
             service.scores.rescore(slug)
 
-    return {WORKSPACES_TOPIC: on_workspace_event, COMPANIES_TOPIC: on_companies_event, TOPIC: on_posts_event}
+    return {
+        WORKSPACES_TOPIC: only(WORKSPACE_SNAPSHOTS, on_workspace_event),
+        COMPANIES_TOPIC: only(("company.updated", "company.deleted", "membership.changed"), on_companies_event),
+        TOPIC: only((POST_CREATED, TRIAGE_UPDATED), on_posts_event),  # votes and comments are not ours to redo
+    }

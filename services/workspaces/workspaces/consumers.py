@@ -3,6 +3,7 @@ leave a team (their API keys go with them)."""
 
 from __future__ import annotations
 
+from common.consumer import only
 from workspaces.contract import DOMAINS_TOPIC, MEMBER_REMOVED, PEOPLE_TOPIC
 
 
@@ -24,4 +25,4 @@ def handlers(context) -> dict:
         if person_id:
             context.service.revoke_keys_made_by(event["workspace"], f"person:{person_id}", data.get("actor"))
 
-    return {DOMAINS_TOPIC: on_domain_event, PEOPLE_TOPIC: on_people_event}
+    return {DOMAINS_TOPIC: on_domain_event, PEOPLE_TOPIC: only((MEMBER_REMOVED,), on_people_event)}
