@@ -57,8 +57,9 @@ def make_consumer(settings: Settings, group: str, topics: list[str]) -> KafkaCon
         heartbeat_interval_ms=2000,
         # A fetch waits at the broker for records up to this long; both Kafka and the stand-in
         # answer as soon as one arrives (measured), so a long wait costs no latency and keeps an
-        # idle consumer from asking 20 times a second.
-        fetch_max_wait_ms=1000,
+        # idle consumer from asking again and again: each empty answer costs the client a fetch
+        # cycle in Python, most of an idle process's CPU at 1 s (docs/benchmarks.md).
+        fetch_max_wait_ms=5000,
         max_poll_records=200,
     )
     consumer.subscribe(topics)
