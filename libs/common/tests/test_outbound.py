@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
 import time
 import uuid
-from contextlib import contextmanager
 
 import pytest
 
 from common.outbound import (INTERNAL_SERVICE_PORTS, ConnectionFailed, OutboundClient, Refused, TimedOut, TlsError,
                              TooLarge, TooManyRedirects, UrlPolicy, UrlRefused, why_address_forbidden)
 from testkit.dns import Zone, start
-from testkit.http import Server
+from testkit.http import Server, tcp_server
 
 PUBLIC_V4 = "93.184.215.14"
 MARGIN = 5  # seconds past a deadline an answer may take on a loaded machine
@@ -287,39 +285,6 @@ def test_an_answer_larger_than_the_cap_is_refused(server, client):
 
 
 # -- coarse errors ---------------------------------------------------------------------------------
-
-
-@contextmanager
-def tcp_server(answer: bytes):
-    """Sends ``answer`` to whoever connects, then closes."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.1)
-    stop = threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except (TimeoutError, socket.timeout):
-                continue
-            except OSError:
-                return
-            with conn:
-                try:
-                    conn.settimeout(2)
-                    conn.recv(65536)
-                    conn.sendall(answer)
-                except OSError:
-                    pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield listener.getsockname()[1]
-    finally:
-        stop.set()
-        thread.join(timeout=5)
-        listener.close()
 
 
 def closed_port() -> int:

@@ -5,7 +5,9 @@ recorded, and answers that can redirect, drip or never end."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -71,3 +73,37 @@ class Server:
         self.stop.set()
         self.http.shutdown()
         self.http.server_close()
+
+
+@contextmanager
+def tcp_server(answer: bytes):
+    """A TCP server on 127.0.0.1 that reads a little, sends ``answer`` (any bytes: an SSH
+    banner, half an HTTP answer) and closes, per connection; yields its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                return
+            with conn:
+                try:
+                    conn.settimeout(2)
+                    conn.recv(65536)
+                    conn.sendall(answer)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        listener.close()

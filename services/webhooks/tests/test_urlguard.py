@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
-from contextlib import contextmanager
 
 import pytest
 
 from webhooks.config import WebhooksConfig
 from webhooks.delivery_client import DeliveryClient
 from webhooks.urlguard import INTERNAL_SERVICE_PORTS, UrlPolicy, UrlRefused
+from testkit.http import tcp_server
 
 GUARD = UrlPolicy(WebhooksConfig())
 PUBLIC_V4 = "93.184.215.14"
@@ -107,36 +106,6 @@ def test_the_allowlist_lifts_the_port_rule_for_the_hosts_it_covers_only():
 
 
 # -- what an attempt records ---------------------------------------------------------------
-
-
-@contextmanager
-def tcp_server(answer: bytes):
-    """A TCP server on 127.0.0.1 that reads a little, sends ``answer`` and closes, per connection."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(2)
-                try:
-                    conn.recv(65536)
-                    conn.sendall(answer)
-                except OSError:
-                    pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield listener.getsockname()[1]
-    finally:
-        stop.set()
-        listener.close()
-        thread.join(timeout=5)
 
 
 def closed_port() -> int:
