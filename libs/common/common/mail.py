@@ -369,6 +369,13 @@ class MailQueue:
                 raise
             return ex.details.get("nInserted", 0)
 
+    def withdraw(self, workspace: str, key_pattern: str, until: datetime) -> int:
+        """Delete the messages of ``workspace`` queued up to ``until``, still waiting to be sent,
+        whose key matches ``key_pattern`` (a regular expression of the caller's own keys); how
+        many. One a worker is sending now is sent (its outcome then updates nothing)."""
+        return self.collection.delete_many({"workspace": workspace, "state": QUEUED, "createdAt": {"$lte": until},
+                                            "key": {"$regex": key_pattern}}).deleted_count
+
     @staticmethod
     def _document(message: Message, key: str | None) -> dict:
         # Composed once now, so that a message that cannot be (an address that is not one, a

@@ -16,6 +16,7 @@ removal (``member.removed``) withdraws their queued digest lines and team mail.
 from __future__ import annotations
 
 import logging
+import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable
@@ -247,7 +248,7 @@ class Notifier:
         slug, person = event["workspace"], f"{auth.PERSON_PREFIX}{person_id}"
         until = _removed_at(data.get("at") or event.get("timestamp"))
         lines = self.repo.drop_member_digest_items(slug, person, until)
-        letters = self.repo.withdraw_queued_mail(self.queue.collection, slug, person, (TEAM_KEY, DIGEST_KEY), until)
+        letters = self.queue.withdraw(slug, f"^(?:{TEAM_KEY}|{DIGEST_KEY}):.*:{re.escape(person)}$", until)
         if lines or letters:
             log.info("notifications: %s left %s's team: %d digest lines and %d team mails withdrawn", person, slug, lines, letters)
 

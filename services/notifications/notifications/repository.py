@@ -6,16 +6,13 @@ models of posts and comments, held status changes, digest lines and suppressed a
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from pymongo import ASCENDING, UpdateOne
-from pymongo.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from common.db import Store
 from common.ids import now
-from common.mail import QUEUED
 from notifications import contract
 from notifications.models import Comment, DigestItem, Follow, Post, Preferences, StatusNotice, Suppression
 
@@ -162,17 +159,6 @@ class NotificationsRepository:
     def drop_member_digest_items(self, slug: str, person_id: str, until: datetime) -> int:
         """Drop the digest lines queued for ``person_id`` in ``slug`` up to ``until``; how many."""
         return self.digest_items.delete_many({"workspace": slug, "personId": person_id, "at": {"$lte": until}}).deleted_count
-
-    # -- the mail queue (common.mail.MailQueue's collection) ------------------------------
-
-    @staticmethod
-    def withdraw_queued_mail(queue: Collection, slug: str, person_id: str, kinds: tuple[str, ...], until: datetime) -> int:
-        """Delete the messages of ``slug`` still queued for ``person_id`` up to ``until`` whose
-        key is of one of ``kinds`` (``<kind>:...:<person>``); how many. One a worker is sending
-        now is sent (its outcome then updates nothing)."""
-        key = f"^(?:{'|'.join(map(re.escape, kinds))}):.*:{re.escape(person_id)}$"
-        return queue.delete_many({"workspace": slug, "state": QUEUED, "createdAt": {"$lte": until},
-                                  "key": {"$regex": key}}).deleted_count
 
     # -- suppressed addresses -------------------------------------------------------------
 
