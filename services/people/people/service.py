@@ -130,10 +130,9 @@ class PeopleService:
     def _require_key_maker_on_team(self, caller: auth.Caller) -> None:
         """A key a member made works only while they are on the team (their keys are revoked
         when they leave; this holds in between, and for any key the revocation missed)."""
-        maker = caller.key_maker.removeprefix(auth.PERSON_PREFIX)
-        if caller.key_maker == maker:
+        if not caller.key_maker.startswith(auth.PERSON_PREFIX):
             return  # made before makers were kept: a manager, never an owner (_require_owner)
-        if not ObjectId.is_valid(maker) or self.repo.membership(caller.workspace, ObjectId(maker)) is None:
+        if self._team_role(caller.workspace, caller.key_maker) is None:
             raise Unauthorized("this API key was made by someone who is no longer on the team")
 
     def _session_caller(self, token: str, slug: str | None) -> auth.Caller:
