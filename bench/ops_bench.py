@@ -10,7 +10,9 @@ end user with an ``X-Feedback-User`` token, one request at a time:
 
 - p50/p95 of each operation over ``--requests`` requests: list newest (20), list top votes (20),
   read one post, the post page (the post, then its comments), create a post, vote, comment;
-- the server's CPU per request of each operation, split by process (from /proc);
+- the server's CPU per request of each operation, split by process (from /proc), counted until the
+  processes are idle again: what a write leaves to do after its answer is its own cost, not the next
+  operation's latency;
 - list throughput at 16 connections for 15 s (wrk);
 - at rest, after ``--settle`` seconds: memory (PSS of every process, from smaps_rollup) and CPU
   over ``--rest`` seconds;
@@ -161,6 +163,20 @@ def groups(stack: LocalStack) -> dict[str, list[int]]:
     return {name: process_tree(p.popen.pid) for name, p in stack.processes.items()}
 
 
+def settle(pids: dict[str, list[int]], idle_cores: float = 0.15, most: float = 60) -> float:
+    """Wait until the processes are idle again (under ``idle_cores`` over half a second): what an
+    operation leaves to do after its answer (events, follows, suggestions) is then counted in its
+    own CPU per request, and not in the next operation's latency. Seconds waited."""
+    began = time.monotonic()
+    while time.monotonic() - began < most:
+        before = cpu_ticks(pids)
+        time.sleep(0.5)
+        after = cpu_ticks(pids)
+        if sum(after.values()) - sum(before.values()) < idle_cores * 0.5:
+            break
+    return time.monotonic() - began
+
+
 def measure(stack: LocalStack, seeded: dict, requests: int, label: str) -> None:
     w = f"/v1/workspaces/{SLUG}"
     token = user_token(seeded["secret"], 10_000 + int(time.time()) % 100_000)  # a user new to the board
@@ -195,11 +211,12 @@ def measure(stack: LocalStack, seeded: dict, requests: int, label: str) -> None:
             began = time.perf_counter()
             op(i)
             times.append(time.perf_counter() - began)
+        settled = settle(pids)
         after = cpu_ticks(pids)
         p50, p95 = p50_p95(times)
         cpu = {n: 1000 * (after[n] - before[n]) / requests for n in pids}
         shown = ", ".join(f"{n} {v:.1f}" for n, v in sorted(cpu.items(), key=lambda kv: -kv[1]) if v >= 0.5)
-        print(f"{name:34} {p50:8.1f} {p95:8.1f}   total {sum(cpu.values()):.1f}: {shown}", flush=True)
+        print(f"{name:34} {p50:8.1f} {p95:8.1f}   total {sum(cpu.values()):.1f}: {shown}; settled {settled:.1f} s", flush=True)
     load = wrk(f"{stack.url}{w}/posts?sort=newest&limit=20", seconds=15, connections=16, headers={"X-Feedback-User": token})
     print(f"{'list newest, 16 connections':34} {load}", flush=True)
 

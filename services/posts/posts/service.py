@@ -730,21 +730,21 @@ class PostService:
         vector = embeddings.from_stored(self.repo.embedding_of(oid))
         self.reads.build_now(slug)  # compared with every listed post, not only those sharing a word
         matches = self.reads.search_candidates(slug, doc["title"], vector, False, None, self.config.lexical_candidates)
-        queued = 0
         created = (round(doc["createdAt"].timestamp() * 1000), int(post_id, 16))
+        pairs = []
         for match in matches:
             other = f"{match.entry.oid:024x}"
             if other == post_id:
                 continue
-            if match.similarity < self.config.suggest_similarity or queued == contract.SUGGESTIONS_PER_POST:
+            if match.similarity < self.config.suggest_similarity or len(pairs) == contract.SUGGESTIONS_PER_POST:
                 break
             # The newer of the two is the one to fold in (this event may be handled after a later post's).
             newer, older = (post_id, other) if created > (match.entry.created, match.entry.oid) else (other, post_id)
-            queued += self.repo.suggest({
+            pairs.append({
                 "_id": suggestion_id(slug, newer, older), "workspace": slug, "postId": newer, "intoId": older,
                 "similarity": round(match.similarity, 4), "state": contract.OPEN, "decidedBy": None, "createdAt": now(),
             })
-        return queued
+        return self.repo.suggest(pairs)
 
     def suggestions(self, caller: auth.Caller, slug: str, state: str, limit: int, offset: int) -> dict:
         """The suggested duplicates in ``state``, newest first, with both posts (team only)."""
