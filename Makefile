@@ -20,8 +20,9 @@ install: $(STAMP)  ## a virtualenv with pinned dependencies and every package of
 run: install  ## the whole platform locally: gateway on http://127.0.0.1:$${GATEWAY_PORT:-8080}
 	$(BIN)/feedback dev
 
+TEST_PROCESSES ?= 2
 test: install  ## the whole test suite against local MongoDB/Kafka-compatible servers it starts
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile
 
 bench: install  ## benchmarks; prints measured figures
 	$(BIN)/python bench/run.py $(BENCH)

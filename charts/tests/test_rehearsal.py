@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-import os
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from standardwebhooks.webhooks import Webhook
@@ -24,6 +22,7 @@ from .chartkit import NAMESPACE, RELEASE, REQUIRED, load_values_yaml, merged, re
 from common.devstack import LocalStack
 from common.plugins import load_services
 from testkit import Api, create_workspace, wait_for
+from testkit.fixtures import logs_folder
 from .rehearsal import LocalCluster, container
 
 pytestmark = pytest.mark.rehearsal
@@ -43,8 +42,7 @@ REHEARSAL_VALUES = {
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    log_dir = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tmp_path_factory.mktemp("logs")) / "rehearsal"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = logs_folder(tmp_path_factory, "rehearsal")
     stack = LocalStack(log_dir=log_dir)
     discovered = load_services()
     local = None

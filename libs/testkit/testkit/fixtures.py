@@ -62,10 +62,21 @@ def dns_zone() -> Zone:
     server.stop()
 
 
+def logs_folder(tmp_path_factory, name: str) -> Path:
+    """Where a platform a test starts writes its processes' logs: under ``FEEDBACK_TEST_LOGS``
+    (CI prints their tails on a failure) where set, one folder per test process (pytest-xdist's
+    workers run side by side), else a temporary folder."""
+    kept = os.environ.get("FEEDBACK_TEST_LOGS")
+    if not kept:
+        return tmp_path_factory.mktemp(name)
+    folder = Path(kept) / os.environ.get("PYTEST_XDIST_WORKER", "main") / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def stack(request, tmp_path_factory, dns_zone):
-    log_dir = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tmp_path_factory.mktemp("logs"))
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = logs_folder(tmp_path_factory, "logs")
     # The shared platform runs without rate limits: tests write far faster than people do.
     # The limits' own tests start a gateway of their own with the defaults (tests/test_abuse.py).
     env: dict[str, str] = {name: "0/60" for name in RATE_LIMIT_SETTINGS}
