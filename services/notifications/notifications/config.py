@@ -19,6 +19,8 @@ class NotificationsConfig:
     digest_hour: int = from_env("NOTIFICATIONS_DIGEST_HOUR", 8, between(0, 23))
     # How often the scheduler looks for held follow-ups and digests that fell due (seconds).
     schedule_seconds: float = from_env("NOTIFICATIONS_SCHEDULE_SECONDS", 5.0, positive(float))
+    # Messages a fan-out queues per round trip (a kill between two loses none: each is keyed).
+    enqueue_batch: int = from_env("NOTIFICATIONS_ENQUEUE_BATCH", 1000, between(1, 10_000))
     # The platform's public address: links in mail lead to the board there (or to the
     # workspace's verified custom domain).
     public_base_url: str = "http://127.0.0.1:8080"

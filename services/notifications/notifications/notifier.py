@@ -33,7 +33,6 @@ from notifications.repository import NotificationsRepository
 log = logging.getLogger(__name__)
 
 APPROVED = "approved"
-ENQUEUE_BATCH = 1000  # messages queued per round trip
 # How the queue keys of team mail start (``team:<event>:<person>``, ``digest:<workspace>:<due>:<person>``):
 # what is still queued of them is withdrawn when its person leaves the team.
 TEAM_KEY, DIGEST_KEY = "team", "digest"
@@ -320,7 +319,7 @@ class Notifier:
         batch: list = []
         for item in letters:
             batch.append(item)
-            if len(batch) == ENQUEUE_BATCH:
+            if len(batch) == self.config.enqueue_batch:
                 queued += self.queue.enqueue_many(batch)
                 batch = []
         queued += self.queue.enqueue_many(batch)
