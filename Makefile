@@ -2,7 +2,7 @@
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
-PACKAGES := libs/common libs/testkit gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
+PACKAGES := libs/common libs/devstack libs/testkit gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES)) | sha1sum | cut -c1-12)
 
 .PHONY: install run test bench clean
@@ -18,7 +18,7 @@ $(STAMP): requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGE
 install: $(STAMP)  ## a virtualenv with pinned dependencies and every package of this repo
 
 run: install  ## the whole platform locally: gateway on http://127.0.0.1:$${GATEWAY_PORT:-8080}
-	$(BIN)/feedback dev
+	$(BIN)/feedback-dev
 
 TEST_PROCESSES ?= 2
 test: install  ## the whole test suite against local MongoDB/Kafka-compatible servers it starts

@@ -31,7 +31,7 @@ import urllib3  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from common import auth  # noqa: E402
-from common.devstack import LocalStack, free_port  # noqa: E402
+from devstack import LocalStack, free_port  # noqa: E402
 from testkit import Api, create_workspace, wait_for  # noqa: E402
 from harness import NO_RATE_LIMITS, cpu_seconds, machine, rss_mb, start_ceiling, wait_up, wrk  # noqa: E402
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common.devstack import LocalStack, _bin, _healthy, _wait, free_port  # noqa: E402
+from devstack import LocalStack, _bin, _healthy, _wait, free_port  # noqa: E402
 from testkit import Api, create_workspace  # noqa: E402
 from harness import NO_RATE_LIMITS, machine  # noqa: E402
 

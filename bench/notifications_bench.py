@@ -356,7 +356,7 @@ def main() -> None:
 
     from pymongo import MongoClient
 
-    from common.devstack import LocalStack
+    from devstack import LocalStack
 
     folder = Path(tempfile.mkdtemp(prefix="notifications-bench-"))
     (folder / "logs").mkdir()

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import jwt  # noqa: E402
 import urllib3  # noqa: E402
 
-from common.devstack import LocalStack, data_folder_secrets  # noqa: E402
+from devstack import LocalStack, data_folder_secrets  # noqa: E402
 from harness import ensure_wrk, machine, process_tree, wait_up, wrk  # noqa: E402
 from testkit.fixtures import RATE_LIMIT_SETTINGS  # noqa: E402
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/posts_bench.py [--posts 10000]
 
-Starts its own platform (common.devstack.LocalStack: SecantusDB, Tansu, every service,
+Starts its own platform (devstack.LocalStack: SecantusDB, Tansu, every service,
 the gateway), then prints figures only:
 
 - recall@5 of /posts/search on bench/data/duplicates.json (hand-written feedback posts in
@@ -78,7 +78,7 @@ def main() -> None:
     from pymongo import MongoClient
 
     from common import auth
-    from common.devstack import LocalStack
+    from devstack import LocalStack
     from posts.service import new_post as build_post
 
     logs = Path(tempfile.mkdtemp(prefix="posts-bench-"))

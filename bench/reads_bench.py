@@ -75,7 +75,7 @@ def main() -> None:
 
     from pymongo import MongoClient
 
-    from common.devstack import LocalStack
+    from devstack import LocalStack
     from posts import embeddings
 
     print(f"machine: {machine()}")

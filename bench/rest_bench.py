@@ -40,7 +40,7 @@ def command(pid: int) -> str:
 
 
 def at_rest(layout: str, settle: float, seconds: float) -> None:
-    from common.devstack import LocalStack
+    from devstack import LocalStack
 
     stack = LocalStack(layout=layout, log_dir=Path(tempfile.mkdtemp(prefix=f"rest-{layout}-")))
     stack.start()

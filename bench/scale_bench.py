@@ -83,7 +83,7 @@ def main() -> None:
     from bson import ObjectId
     from pymongo import MongoClient
 
-    from common.devstack import LocalStack, free_port
+    from devstack import LocalStack, free_port
     from common.ids import now
     from posts import embeddings
     from posts.triage import Settings

@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=40)
     args = parser.parse_args()
-    from common.devstack import LocalStack
+    from devstack import LocalStack
 
     folder = Path(tempfile.mkdtemp(prefix="sign-in-bench-"))
     (folder / "logs").mkdir()

@@ -1,5 +1,5 @@
 """The local MongoDB stand-in's write rate as writes accumulate, with and without retryable
-writes: why the local stack's MONGODB_URI says ``retryWrites=false`` (libs/common/common/devstack.py).
+writes: why the local stack's MONGODB_URI says ``retryWrites=false`` (libs/devstack/devstack/__init__.py).
 
     .venv/bin/python bench/standin_bench.py [--writes 16000]
 
@@ -15,7 +15,7 @@ import time
 
 from pymongo import MongoClient
 
-from common.devstack import LocalStack
+from devstack import LocalStack
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common.config import Settings  # noqa: E402
-from common.devstack import LocalStack  # noqa: E402
+from devstack import LocalStack  # noqa: E402
 from common.events import envelope  # noqa: E402
 from common.kafka import make_producer, publish  # noqa: E402
 from testkit import Api, create_workspace, unique_slug, wait_for  # noqa: E402

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from common import auth
-from common.devstack import _bin
+from devstack import _bin
 from testkit import assert_error, create_workspace, unique_slug
 
 

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from common.devstack import _bin, _healthy, _wait, free_port
+from devstack import _bin, _healthy, _wait, free_port
 from common.public_api import CLIENT_HEADER
 from gateway.clients import ClientAddresses
 from common import auth

@@ -9,7 +9,7 @@ from pymongo import MongoClient
 
 from common.config import Settings, load_settings
 from common.consumer import ConsumerRunner
-from common.devstack import LocalStack
+from devstack import LocalStack
 from common.events import EventOffContract, Outbox
 from common.ids import now
 from common.kafka import make_consumer

@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from common import auth
-from common.devstack import LocalStack, free_port
+from devstack import LocalStack, free_port
 from common.public_api import CLIENT_HEADER
 from testkit import wait_for
 

@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from common.devstack import _bin, free_port
+from devstack import _bin, free_port
 from testkit import wait_for
 
 pytestmark = pytest.mark.reliability
 
 
 def launch(folder: Path, log: Path) -> subprocess.Popen:
-    """``feedback dev`` in ``folder``, its output to the file ``log``: a pipe nobody reads would
+    """``feedback-dev`` in ``folder``, its output to the file ``log``: a pipe nobody reads would
     fill up with the children's logs and block the launcher mid-print, even while it stops."""
     env = {**os.environ, "GATEWAY_PORT": str(free_port())}
     for name in ("MONGODB_URI", "KAFKA_BOOTSTRAP_SERVERS"):
         env.pop(name, None)
     with open(log, "w") as out:
-        return subprocess.Popen([_bin("feedback"), "dev"], cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        return subprocess.Popen([_bin("feedback-dev")], cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
 def wait_running(launcher: subprocess.Popen, log: Path, timeout: float = 120) -> None:

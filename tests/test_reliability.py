@@ -13,7 +13,7 @@ import pytest
 from bson import ObjectId
 from pymongo import MongoClient
 
-from common.devstack import LocalStack
+from devstack import LocalStack
 from testkit import Api, create_workspace, wait_for
 
 

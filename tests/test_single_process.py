@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
-from common.devstack import LocalStack
+from devstack import LocalStack
 from testkit.api import Api, create_workspace, wait_for
 from testkit.fixtures import RATE_LIMIT_SETTINGS
 

@@ -6,7 +6,7 @@ there; on a machine with Docker they prove the code is not tied to the local sta
 
 import pytest
 
-from common.devstack import LocalStack
+from devstack import LocalStack
 from testkit import Api, create_workspace
 
 

@@ -8,7 +8,7 @@ What differs from a cluster, and only that:
 - the image's own environment is this virtualenv's PATH (where the console scripts are) and
   PYTHONUNBUFFERED/PYTHONDONTWRITEBYTECODE as the Dockerfile sets them;
 - one process per Deployment whatever its replicas; hook Jobs run first, by hook weight.
-MongoDB and Kafka are the local stand-ins (common.devstack), passed in as chart values.
+MongoDB and Kafka are the local stand-ins (devstack), passed in as chart values.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 import urllib3
 
 from .chartkit import Rendered
-from common.devstack import LocalStack, free_port
+from devstack import LocalStack, free_port
 
 IMAGE_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 

@@ -19,7 +19,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from .chartkit import NAMESPACE, RELEASE, REQUIRED, load_values_yaml, merged, render
-from common.devstack import LocalStack
+from devstack import LocalStack
 from common.plugins import load_services
 from testkit import Api, create_workspace, wait_for
 from testkit.fixtures import logs_folder

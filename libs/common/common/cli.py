@@ -1,9 +1,9 @@
-"""The ``feedback`` command: serve a service, run its workers, initialise, or run it all.
+"""The ``feedback`` command: serve a service, run its workers, or initialise. (The whole platform
+on one machine is ``feedback-dev``, of the devstack package, which the image does not carry.)
 
     feedback serve SERVICE [--bind HOST:PORT]   a service's API under gunicorn
     feedback worker SERVICE [NAME ...]          its background workers (all by default)
     feedback init                               create Kafka topics and MongoDB indexes
-    feedback dev                                the whole platform on this machine
     feedback services                           list discovered services and their workers
     feedback events                             the event catalog as Markdown (docs/events.md)
     feedback COMMAND [ARGS ...]                 a command a plugin contributes (ServiceSpec.commands),
@@ -57,12 +57,6 @@ def init(args) -> None:
         print(line)
 
 
-def dev(args) -> None:
-    from common.devstack import main as dev_main
-
-    dev_main()
-
-
 def services(args) -> None:
     for name, spec in load_services().items():
         print(f"{name}: routes={len(spec.routes)} publishes={list(spec.publishes)} workers={spec.worker_names()}")
@@ -99,7 +93,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("names", nargs="*")
     p.set_defaults(func=worker)
     sub.add_parser("init", help="create Kafka topics and MongoDB indexes").set_defaults(func=init)
-    sub.add_parser("dev", help="run the whole platform locally").set_defaults(func=dev)
     sub.add_parser("services", help="list discovered services").set_defaults(func=services)
     sub.add_parser("events", help="print the event catalog as Markdown").set_defaults(func=events)
     for name, (service, _) in commands.items():

@@ -11,7 +11,7 @@ from pymongo import MongoClient
 
 from common.config import Settings
 from common.consumer import ConsumerRunner
-from common.devstack import LocalStack
+from devstack import LocalStack
 from common.kafka import create_topics, dlq, make_consumer, make_producer
 from testkit import wait_for
 

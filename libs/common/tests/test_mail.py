@@ -25,7 +25,7 @@ from cryptography.x509.oid import NameOID
 from pymongo import MongoClient
 
 from common.config import load_settings
-from common.devstack import LocalStack, free_port, make_run_stack
+from devstack import LocalStack, free_port, make_run_stack
 from common.mail import (
     FAILED,
     QUEUED,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from common.devstack import LocalStack
+from devstack import LocalStack
 from testkit import hooks
 from testkit.api import Api, Workspace, create_workspace
 from testkit.dns import Zone, start

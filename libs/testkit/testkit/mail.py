@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit
 
-from common.devstack import LocalMailServer
+from devstack import LocalMailServer
 
 URL = re.compile(r"https?://[^\s<>\"')\]]+")
 

@@ -10,7 +10,7 @@ import pytest
 from bson import ObjectId
 from pymongo import MongoClient
 
-from common.devstack import LocalMailServer
+from devstack import LocalMailServer
 from testkit.api import assert_error, wait_for
 from testkit.mail import messages
 

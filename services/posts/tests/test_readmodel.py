@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from common.config import load_settings
-from common.devstack import free_port
+from devstack import free_port
 from common.errors import NotFound, Unavailable
 from common.internal import InternalClient
 from posts import readmodel

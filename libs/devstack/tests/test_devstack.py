@@ -8,7 +8,7 @@ import stat
 from cryptography.fernet import Fernet
 
 from common.config import MIN_SECRET_LENGTH
-from common.devstack import SECRET_FILES, LocalStack, data_folder_secrets
+from devstack import SECRET_FILES, LocalStack, data_folder_secrets
 
 SECRETS = ("FEEDBACK_ADMIN_TOKEN", "INTERNAL_SECRET", "GATEWAY_SECRET", "WEB_COOKIE_SECRET", "SECRETS_KEYS")
 

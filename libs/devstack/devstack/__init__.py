@@ -447,7 +447,7 @@ def main() -> None:
     if not env.get("MONGODB_URI"):
         held = data_folder_in_use(data / "mongo")
         if held:
-            raise SystemExit(f"feedback dev: {held}")
+            raise SystemExit(f"feedback-dev: {held}")
     stack = make_run_stack(data, env)
     stopping = StopSignals(signal.SIGTERM)
     # Ctrl-C stops everything even where SIGINT came in ignored (a shell starts background
