@@ -1,31 +1,27 @@
 """Every database command and outbox write of the workspaces service.
 
 The service layer decides; this module knows where things are stored. A change others
-should hear of commits in one transaction with its outbox event (:meth:`transaction`,
-:meth:`publish`). Boards and statuses live inside their workspace document
-(:mod:`workspaces.models`), so each change to a workspace is one atomic update that returns
-the document its snapshot event is built from.
+should hear of commits in one unit of work with its outbox event (:meth:`unit_of_work`, whose
+``tx`` runs the commands below in its transaction). Boards and statuses live inside their
+workspace document (:mod:`workspaces.models`), so each change to a workspace is one atomic
+update, which bumps its ``version`` and returns the document its snapshot event is built from.
 
-The SSO secret is stored sealed (:mod:`common.secretbox`): :meth:`seal` before it is written,
-:meth:`sso_secret` to read it back. API keys are stored as their hash only.
+The SSO secret is stored sealed (:mod:`common.secretbox`): :meth:`change_settings` seals it,
+:meth:`sso_secret` reads it back. API keys are stored as their hash only.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeVar
 
 from bson import ObjectId
-from common.db import Insert, Store, new_document
+from common.db import Insert, Store, Update, new_document
 from common.repository import Repository
 from common.secretbox import SecretBox
 from pymongo import ReturnDocument
-from pymongo.client_session import ClientSession
 
 from workspaces import contract
 from workspaces.models import ApiKey, Board, Changelog, Status, Workspace
-
-T = TypeVar("T")
 
 
 class WorkspaceRepository(Repository):
@@ -36,30 +32,21 @@ class WorkspaceRepository(Repository):
         self.keys = store.collection(ApiKey)
         self.changelogs = store.collection(Changelog)
 
-    # -- transactions and events ------------------------------------------------------------
-
-    def publish(self, session: ClientSession, slug: str, type_: str, data: dict) -> None:
-        """Add an event to the outbox inside ``session``'s transaction."""
-        self.outbox.add(session, type_, slug, data)
-
-    def publish_all(self, session: ClientSession, slug: str, events: list[tuple[str, dict]]) -> None:
-        """Add ``(type, data)`` events to the outbox inside ``session``'s transaction, in order,
-        with one command."""
-        self.outbox.collection.insert_many([self.outbox.document(t, slug, d) for t, d in events], session=session)
+    # -- units of work ----------------------------------------------------------------------
 
     def _insert_all(self, writes: list[Insert | None]) -> None:
-        """Insert new documents (and their event) in one transaction.
+        """Insert new documents (and their event) in one unit of work.
 
-        One command each, not one bulk write: nothing is read first, and a client bulkWrite
-        that opens a transaction carries the transaction's readConcern, which the local
-        stand-in refuses. A duplicate key raises DuplicateKeyError and nothing is written."""
+        One command each, not ``tx.add``'s one bulk write: nothing is read first, and a client
+        bulkWrite that opens a transaction carries the transaction's readConcern, which the
+        local stand-in refuses. A duplicate key raises DuplicateKeyError and nothing is written."""
 
-        def work(session):
+        def work(tx: WorkspaceRepository) -> None:
             for write in writes:
                 if write is not None:
-                    write.apply(session)
+                    write.apply(tx.session)
 
-        self.transaction(work)
+        self.unit_of_work(work)
 
     # -- workspaces -------------------------------------------------------------------------
 
@@ -76,7 +63,7 @@ class WorkspaceRepository(Repository):
         return new_document(Status, **fields)
 
     def find_workspace(self, slug: str) -> dict | None:
-        return self.workspaces.find_one({"_id": slug})
+        return self.workspaces.find_one({"_id": slug}, session=self.session)
 
     def workspace_exists(self, slug: str) -> bool:
         return self.workspaces.find_one({"_id": slug}, projection={"_id": 1}) is not None
@@ -85,19 +72,45 @@ class WorkspaceRepository(Repository):
         """A new workspace, its first API key and their events, together."""
         self._insert_all([Insert(self.workspaces, doc), Insert(self.keys, key), *events])
 
-    def seal(self, secret: str | None) -> str | None:
-        """``secret`` as it is stored."""
-        return None if secret is None else self.box.seal(secret)
-
     def sso_secret(self, doc: dict) -> str | None:
         """The workspace's SSO secret in clear (stored sealed, or in clear from before sealing)."""
         return self.box.open(doc.get("settings", {}).get("ssoSecret"))
 
-    def update_workspace(self, session: ClientSession, slug: str, guard: dict, change: dict) -> dict | None:
-        """Apply ``change`` to workspace ``slug`` if it also matches ``guard``; the document
-        after the change, or None when nothing matched."""
+    # Each change below answers the workspace as changed, or None when it is not there or the
+    # change's condition did not hold.
+
+    def update_workspace(self, slug: str, fields: dict) -> dict | None:
+        """Set the workspace's own fields (its name, its logo)."""
+        return self._change(slug, {}, {"$set": fields})
+
+    def change_settings(self, slug: str, settings: dict) -> dict | None:
+        """Set these of the workspace's settings, sealing an ``ssoSecret``."""
+        if settings.get("ssoSecret") is not None:
+            settings = {**settings, "ssoSecret": self.box.seal(settings["ssoSecret"])}
+        return self._change(slug, {}, {"$set": {f"settings.{k}": v for k, v in settings.items()}})
+
+    def set_custom_domain(self, slug: str, domain: str | None) -> dict | None:
+        return self._change(slug, {}, {"$set": {"customDomain": domain}})
+
+    def add_board(self, slug: str, board: dict) -> dict | None:
+        """Add ``board`` unless a board of its slug exists."""
+        return self._change(slug, {"boards.slug": {"$ne": board["slug"]}}, {"$push": {"boards": board}})
+
+    def add_status(self, slug: str, status: dict, position: int | None) -> dict | None:
+        """Add ``status`` at ``position`` (None: last) unless a status of its slug exists."""
+        push: dict = {"$each": [status]}
+        if position is not None:
+            push["$position"] = position
+        return self._change(slug, {"statuses.slug": {"$ne": status["slug"]}}, {"$push": {"statuses": push}})
+
+    def replace_statuses(self, slug: str, statuses: list[dict], version: int) -> dict | None:
+        """Make ``statuses`` the workspace's, if it is still at ``version`` (what they were made from)."""
+        return self._change(slug, {"version": version}, {"$set": {"statuses": statuses}})
+
+    def _change(self, slug: str, guard: dict, change: dict) -> dict | None:
         return self.workspaces.find_one_and_update(
-            {"_id": slug, **guard}, change, return_document=ReturnDocument.AFTER, session=session
+            {"_id": slug, **guard}, {**change, "$inc": {"version": 1}}, return_document=ReturnDocument.AFTER,
+            session=self.session,
         )
 
     # -- API keys ---------------------------------------------------------------------------
@@ -133,19 +146,26 @@ class WorkspaceRepository(Repository):
         not revoked already keeps its first time), in one transaction with ``event`` (its
         ``api_key.revoked``) if this revokes the key: revoking it again reports nothing."""
 
-        def work(session):
-            found, frontier = [key_id], [key_id]
-            while frontier:
-                children = self.keys.find({"workspace": slug, "parentKeyId": {"$in": frontier}}, projection={"keyId": 1}, session=session)
-                frontier = [c["keyId"] for c in children if c["keyId"] not in found]
-                found += frontier
-            live = {"workspace": slug, "revokedAt": None}
-            revoked = self.keys.update_one({**live, "keyId": key_id}, {"$set": {"revokedAt": at}}, session=session).modified_count
-            self.keys.update_many({**live, "keyId": {"$in": found}}, {"$set": {"revokedAt": at}}, session=session)
+        def work(tx: WorkspaceRepository) -> None:
+            family = tx._family(slug, key_id)
+            live, revoke = {"workspace": slug, "revokedAt": None}, {"$set": {"revokedAt": at}}
+            tx.add(Update(tx.keys, {**live, "keyId": key_id}, revoke))
+            (revoked,) = tx.flush()  # whether the key was live decides whether there is an event
+            tx.add(Update(tx.keys, {**live, "keyId": {"$in": family}}, revoke, many=True))
             if event is not None and revoked:
-                event.apply(session)
+                tx.add(event)
 
-        self.transaction(work)
+        self.unit_of_work(work)
+
+    def _family(self, slug: str, key_id: str) -> list[str]:
+        """The ids of the key, the keys derived from it and theirs."""
+        found, frontier = [key_id], [key_id]
+        while frontier:
+            children = self.keys.find({"workspace": slug, "parentKeyId": {"$in": frontier}}, projection={"keyId": 1},
+                                      session=self.session)
+            frontier = [c["keyId"] for c in children if c["keyId"] not in found]
+            found += frontier
+        return found
 
     # -- changelogs -------------------------------------------------------------------------
 
@@ -160,10 +180,13 @@ class WorkspaceRepository(Repository):
     def find_changelog(self, slug: str, oid: ObjectId) -> dict | None:
         return self.changelogs.find_one({"_id": oid, "workspace": slug})
 
-    def update_changelog(self, session: ClientSession, slug: str, oid: ObjectId, guard: dict, change: dict) -> dict | None:
-        """Set ``change`` on the entry if it also matches ``guard``; the entry after, or None."""
+    def update_changelog(self, slug: str, oid: ObjectId, change: dict, draft_only: bool) -> dict | None:
+        """Set ``change`` on the entry (with ``draft_only``, only while it is unpublished); the
+        entry after, or None when it is not there or no longer a draft."""
+        guard = {"publishedAt": None} if draft_only else {}
         return self.changelogs.find_one_and_update(
-            {"_id": oid, "workspace": slug, **guard}, {"$set": change}, return_document=ReturnDocument.AFTER, session=session
+            {"_id": oid, "workspace": slug, **guard}, {"$set": change}, return_document=ReturnDocument.AFTER,
+            session=self.session,
         )
 
     def changelog_page(self, slug: str, drafts: bool, limit: int, offset: int) -> list[dict]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import secrets
 import time
 from datetime import datetime, timedelta, timezone
+from typing import Callable
 
 import jwt
 from pymongo.errors import DuplicateKeyError
@@ -86,7 +87,7 @@ class WorkspaceService:
         fields = check(body, schemas.UPDATE_WORKSPACE)
         if not fields:
             return shapes.workspace(self._workspace(slug))
-        doc = self._change(slug, {}, {"$set": fields}, changed=shapes.settings_changed(fields, caller))
+        doc = self._change(slug, lambda tx: tx.update_workspace(slug, fields), changed=shapes.settings_changed(fields, caller))
         return shapes.workspace(doc)
 
     def settings(self, caller: auth.Caller, slug: str) -> dict:
@@ -105,15 +106,13 @@ class WorkspaceService:
         fields = check(body, schemas.SETTINGS)
         if not fields:
             return self._settings(self._workspace(slug))
-        change = {f"settings.{k}": v for k, v in fields.items()}
+        settings = dict(fields)
         if "ssoSecret" in fields:
-            change.update(self._sso_secret_change(fields["ssoSecret"]))
-        return self._settings(self._change(slug, {}, {"$set": change}, changed=shapes.settings_changed(fields, caller)))
-
-    def _sso_secret_change(self, secret: str | None) -> dict:
-        # A secret set from now on signs tokens that must name the workspace in ``aud``; those
-        # set before keep the old rule (the flag is absent), so no integration breaks.
-        return {"settings.ssoSecret": self.repo.seal(secret), "settings.ssoRequireAud": secret is not None}
+            # A secret set from now on signs tokens that must name the workspace in ``aud``; those
+            # set before keep the old rule (the flag is absent), so no integration breaks.
+            settings["ssoRequireAud"] = fields["ssoSecret"] is not None
+        doc = self._change(slug, lambda tx: tx.change_settings(slug, settings), changed=shapes.settings_changed(fields, caller))
+        return self._settings(doc)
 
     def _settings(self, doc: dict) -> dict:
         return shapes.settings(doc, self.repo.sso_secret(doc))
@@ -136,7 +135,7 @@ class WorkspaceService:
         """Keep the domains service's verified domain of ``slug`` (None: none is verified)."""
         if not self.repo.workspace_exists(slug):
             return  # a domain event of a workspace this deployment does not have
-        self._change(slug, {}, {"$set": {"customDomain": domain}})
+        self._change(slug, lambda tx: tx.set_custom_domain(slug, domain))
 
     def _workspace(self, slug: str) -> dict:
         doc = self.repo.find_workspace(slug)
@@ -144,28 +143,27 @@ class WorkspaceService:
             raise NotFound(f"workspace '{slug}' not found")
         return doc
 
-    def _change(self, slug: str, guard: dict, change: dict, missing: Exception | None = None,
+    def _change(self, slug: str, change: Callable[[WorkspaceRepository], dict | None], missing: Exception | None = None,
                 changed: dict | None = None) -> dict:
-        """Apply ``change`` to the workspace and publish its new snapshot, atomically; with
-        ``changed`` (a manager's change: ``shapes.settings_changed``), its
-        ``workspace.settings_changed`` event too.
+        """Apply ``change(tx)`` (one of the repository's changes to a workspace) and publish the
+        workspace's new snapshot, in one unit of work; with ``changed`` (a manager's change:
+        ``shapes.settings_changed``), its ``workspace.settings_changed`` event too.
 
-        ``guard`` conditions the change (e.g. a board slug not taken yet); when the workspace
-        exists but does not match it, ``missing`` is raised."""
-        change = {**change, "$inc": {**change.get("$inc", {}), "version": 1}}
+        When the workspace exists but the change's condition did not hold (e.g. a board slug
+        not taken yet), ``missing`` is raised."""
 
-        def work(session):
-            doc = self.repo.update_workspace(session, slug, guard, change)
+        def work(tx: WorkspaceRepository) -> dict:
+            doc = change(tx)
             if doc is None:
-                self._workspace(slug)  # 404 for an unknown workspace
-                raise missing or NotFound(f"workspace '{slug}' not found")
-            events = [(contract.WORKSPACE_UPDATED, shapes.snapshot(doc))]
+                if missing is None or tx.find_workspace(slug) is None:
+                    raise NotFound(f"workspace '{slug}' not found")
+                raise missing
+            tx.add(tx.event(slug, contract.WORKSPACE_UPDATED, shapes.snapshot(doc)))
             if changed is not None:
-                events.append((contract.WORKSPACE_SETTINGS_CHANGED, changed))
-            self.repo.publish_all(session, slug, events)  # one command: a settings PATCH stays at 3 round trips
+                tx.add(tx.event(slug, contract.WORKSPACE_SETTINGS_CHANGED, changed))
             return doc
 
-        return self.repo.transaction(work)
+        return self.repo.unit_of_work(work)
 
     # -- boards and statuses ------------------------------------------------------------------
 
@@ -178,8 +176,7 @@ class WorkspaceService:
         board = self.repo.new_board(id=new_id(), slug=fields["slug"], name=fields["name"], createdAt=now())
         self._change(
             slug,
-            {"boards.slug": {"$ne": board["slug"]}},
-            {"$push": {"boards": board}},
+            lambda tx: tx.add_board(slug, board),
             Conflict(f"board '{board['slug']}' already exists"),
             shapes.settings_changed(["boards"], caller),
         )
@@ -196,13 +193,10 @@ class WorkspaceService:
         status = self.repo.new_status(
             slug=fields["slug"], name=fields["name"], color=fields["color"], roadmap=fields.get("roadmap", True)
         )
-        push: dict = {"$each": [status]}
-        if "order" in fields:
-            push["$position"] = int(fields["order"])  # JSON Schema's integer admits 3.0
+        position = int(fields["order"]) if "order" in fields else None  # JSON Schema's integer admits 3.0
         doc = self._change(
             slug,
-            {"statuses.slug": {"$ne": status["slug"]}},
-            {"$push": {"statuses": push}},
+            lambda tx: tx.add_status(slug, status, position),
             Conflict(f"status '{status['slug']}' already exists"),
             shapes.settings_changed(["statuses"], caller),
         )
@@ -221,8 +215,9 @@ class WorkspaceService:
         reordered = [s for s in statuses if s["slug"] != status_slug]
         reordered.insert(int(fields.get("order", index)), status)
         # Guard on the version read, so two concurrent edits cannot lose one another.
+        version = doc["version"]
         doc = self._change(
-            slug, {"version": doc["version"]}, {"$set": {"statuses": reordered}}, Conflict("statuses changed meanwhile; retry"),
+            slug, lambda tx: tx.replace_statuses(slug, reordered, version), Conflict("statuses changed meanwhile; retry"),
             shapes.settings_changed(["statuses"], caller),
         )
         return _status_of(doc, status_slug)
@@ -482,17 +477,16 @@ class WorkspaceService:
         if not change:
             return shapes.changelog(current)
 
-        def work(session):
-            # publishedAt is set once: the guard refuses a second publisher of the same draft.
-            guard = {"publishedAt": None} if publishing else {}
-            doc = self.repo.update_changelog(session, slug, oid, guard, change)
+        def work(tx: WorkspaceRepository) -> dict:
+            # publishedAt is set once: only a draft takes it, so a second publisher finds none.
+            doc = tx.update_changelog(slug, oid, change, draft_only=publishing)
             if doc is None:
                 raise Conflict("the changelog entry was published meanwhile; retry")
             if publishing:
-                self.repo.publish(session, slug, contract.CHANGELOG_PUBLISHED, shapes.changelog_published(doc, caller))
+                tx.add(tx.event(slug, contract.CHANGELOG_PUBLISHED, shapes.changelog_published(doc, caller)))
             return doc
 
-        return shapes.changelog(self.repo.transaction(work))
+        return shapes.changelog(self.repo.unit_of_work(work))
 
     def _changelog(self, slug: str, changelog_id: str, drafts: bool) -> dict:
         self._workspace(slug)
