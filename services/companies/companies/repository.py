@@ -1,8 +1,8 @@
 """Every database command and outbox write of the companies service.
 
 The service decides; this module knows where companies and memberships live. A change and its
-event commit together: the service runs its work in :meth:`transaction` and passes the session
-down.
+event commit together: the service runs its work in :meth:`unit_of_work`, whose ``tx`` reads
+in its transaction and collects the writes below with its event.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from pymongo import DESCENDING, ReturnDocument
-from pymongo.client_session import ClientSession
 
+from common.db import Delete, Store, Update, Write
 from common.repository import Repository
-from common.db import Store
 from companies import contract
 from companies.models import Company, Membership
 
@@ -34,40 +33,42 @@ class CompaniesRepository(Repository):
 
     # -- companies ---------------------------------------------------------------------------
 
-    def company(self, slug: str, company_id: str, session: ClientSession | None = None) -> dict | None:
-        return self.companies.find_one({"_id": company_key(slug, company_id)}, session=session)
+    def company(self, slug: str, company_id: str) -> dict | None:
+        return self.companies.find_one({"_id": company_key(slug, company_id)}, session=self.session)
 
     def company_page(self, slug: str, limit: int, offset: int) -> list[dict]:
         return list(self.companies.find({"workspace": slug})
                     .sort([("spendCents", DESCENDING), ("companyId", 1)]).skip(offset).limit(limit))
 
-    def put_company(self, session: ClientSession, slug: str, company_id: str, fields: dict, at: datetime) -> dict:
+    def put_company(self, slug: str, company_id: str, fields: dict, at: datetime) -> dict:
         """Create or replace the company's fields; the document as it now is."""
         return self.companies.find_one_and_update(
             {"_id": company_key(slug, company_id)},
             {"$set": {**fields, "updatedAt": at},
              "$setOnInsert": {"workspace": slug, "companyId": company_id, "createdAt": at}},
-            upsert=True, return_document=ReturnDocument.AFTER, session=session,
+            upsert=True, return_document=ReturnDocument.AFTER, session=self.session,
         )
 
-    def delete_company(self, session: ClientSession, slug: str, company_id: str) -> dict | None:
-        """Remove the company and every membership of it; the removed document."""
-        doc = self.companies.find_one_and_delete({"_id": company_key(slug, company_id)}, session=session)
-        if doc is not None:
-            self.memberships.update_many({"workspace": slug, "companies": company_id},
-                                         {"$pull": {"companies": company_id}}, session=session)
-        return doc
+    def delete_company(self, slug: str, company_id: str) -> list[Write]:
+        """The writes that remove the company and every membership of it."""
+        return [
+            Delete(self.companies, {"_id": company_key(slug, company_id)}),
+            Update(self.memberships, {"workspace": slug, "companies": company_id}, {"$pull": {"companies": company_id}},
+                   many=True),
+        ]
 
     # -- memberships -------------------------------------------------------------------------
 
-    def membership(self, slug: str, user_id: str, session: ClientSession | None = None) -> dict | None:
-        return self.memberships.find_one({"_id": membership_key(slug, user_id)}, session=session)
+    def membership(self, slug: str, user_id: str) -> dict | None:
+        return self.memberships.find_one({"_id": membership_key(slug, user_id)}, session=self.session)
 
-    def set_membership(self, session: ClientSession, slug: str, user_id: str, companies: list[str], at: datetime) -> None:
-        self.memberships.update_one(
+    def set_membership(self, slug: str, user_id: str, companies: list[str], at: datetime) -> Update:
+        """The write that makes ``companies`` the user's."""
+        return Update(
+            self.memberships,
             {"_id": membership_key(slug, user_id)},
             {"$set": {"companies": companies, "updatedAt": at}, "$setOnInsert": {"workspace": slug, "userId": user_id}},
-            upsert=True, session=session,
+            upsert=True,
         )
 
     def members(self, slug: str, company_id: str, limit: int, offset: int) -> list[dict]:

@@ -56,16 +56,16 @@ class CompaniesService:
     def _upsert(self, slug: str, company_id: str, fields_after, actor: dict | None) -> tuple[dict, bool]:
         """Store what ``fields_after(the stored document or None)`` says the company is now."""
 
-        def work(session):
-            before = self.repo.company(slug, company_id, session=session)
+        def work(tx: CompaniesRepository) -> tuple[dict, bool]:
+            before = tx.company(slug, company_id)
             wanted = fields_after(before)
             if before is not None and all(before.get(k) == v for k, v in wanted.items()):
                 return before, False
-            doc = self.repo.put_company(session, slug, company_id, wanted, now())
-            self.repo.write(session, [self.repo.event(slug, contract.COMPANY_UPDATED, {"company": shapes.company(doc), "actor": actor})])
+            doc = tx.put_company(slug, company_id, wanted, now())
+            tx.add(tx.event(slug, contract.COMPANY_UPDATED, {"company": shapes.company(doc), "actor": actor}))
             return doc, before is None
 
-        return self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
+        return self.repo.unit_of_work(work, hot_key=f"company {slug} {company_id}")
 
     def claimed(self, slug: str, user_id: str, companies: list[dict]) -> None:
         """An SSO token says its user belongs to ``companies`` (the consumer of feedback.people):
@@ -83,21 +83,21 @@ class CompaniesService:
 
             self._upsert(slug, claim["id"], fields_after, None)
         named = list(dict.fromkeys(c["id"] for c in companies))
-        self._set_membership(slug, user_id, lambda session, before: named, None)
+        self._set_membership(slug, user_id, lambda tx, before: named, None)
 
     def delete_company(self, caller: auth.Caller, slug: str, company_id: str) -> None:
         """Remove the company; its members belong to it no more (the event says it for all)."""
         self.workspaces.require_manager(caller, slug)
         actor = auth.actor(caller)
 
-        def work(session):
-            doc = self.repo.delete_company(session, slug, company_id)
+        def work(tx: CompaniesRepository) -> None:
+            doc = tx.company(slug, company_id)
             if doc is None:
                 raise NotFound(f"company '{company_id}' not found")
             gone = {"id": doc["companyId"], "name": doc["name"]}
-            self.repo.write(session, [self.repo.event(slug, contract.COMPANY_DELETED, {"company": gone, "actor": actor})])
+            tx.add(*tx.delete_company(slug, company_id), tx.event(slug, contract.COMPANY_DELETED, {"company": gone, "actor": actor}))
 
-        self.repo.transaction(work, hot_key=f"company {slug} {company_id}")
+        self.repo.unit_of_work(work, hot_key=f"company {slug} {company_id}")
 
     def _existing(self, slug: str, company_id: str) -> dict:
         doc = self.repo.company(slug, company_id)
@@ -126,8 +126,8 @@ class CompaniesService:
     def _change_membership(self, caller: auth.Caller, slug: str, user_id: str, add: str | None = None,
                            remove: str | None = None) -> dict:
 
-        def after(session, before: list[str]) -> list[str]:
-            if self.repo.company(slug, add or remove, session=session) is None:
+        def after(tx: CompaniesRepository, before: list[str]) -> list[str]:
+            if tx.company(slug, add or remove) is None:
                 raise NotFound(f"company '{add or remove}' not found")
             changed = [c for c in before if c != remove] + ([add] if add and add not in before else [])
             if remove and changed == before:
@@ -139,20 +139,19 @@ class CompaniesService:
         return shapes.membership(user_id, self._set_membership(slug, user_id, after, auth.actor(caller)))
 
     def _set_membership(self, slug: str, user_id: str, after, actor: dict | None) -> list[str]:
-        """Make the user's companies ``after(session, the list before)``; published when it changed."""
+        """Make the user's companies ``after(tx, the list before)``; published when it changed."""
 
-        def work(session):
-            doc = self.repo.membership(slug, user_id, session=session)
+        def work(tx: CompaniesRepository) -> list[str]:
+            doc = tx.membership(slug, user_id)
             before = doc["companies"] if doc else []
-            companies = after(session, before)
+            companies = after(tx, before)
             if companies == before:
                 return before
-            self.repo.set_membership(session, slug, user_id, companies, now())
             data = {"userId": user_id, "companies": companies, "actor": actor}
-            self.repo.write(session, [self.repo.event(slug, contract.MEMBERSHIP_CHANGED, data)])
+            tx.add(tx.set_membership(slug, user_id, companies, now()), tx.event(slug, contract.MEMBERSHIP_CHANGED, data))
             return companies
 
-        return self.repo.transaction(work, hot_key=f"membership {slug} {user_id}")
+        return self.repo.unit_of_work(work, hot_key=f"membership {slug} {user_id}")
 
 
 def _company_id(value: str) -> str:
