@@ -6,7 +6,7 @@ on ``domain`` over verified documents is what makes "one verified domain, one wo
 under concurrent checks: of two that verify one name at once, the second write fails.
 """
 
-from mongoengine import DateTimeField, Document, IntField, ListField, StringField
+from mongoengine import DateTimeField, Document, IntField, ListField, StringField, get_db
 from pymongo.errors import OperationFailure
 
 from domains import contract
@@ -46,7 +46,7 @@ class DomainConfig(Document):
     @classmethod
     def ensure_indexes(cls):
         try:
-            cls._get_collection().drop_index(CLAIMED_DOMAIN_INDEX)
+            get_db(ALIAS)[cls.COLLECTION].drop_index(CLAIMED_DOMAIN_INDEX)
         except OperationFailure as ex:
             if ex.code not in NOTHING_TO_DROP:  # gone: another process dropped it, or it never was
                 raise

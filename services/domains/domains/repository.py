@@ -2,27 +2,23 @@
 
 The service layer decides; this module knows where a workspace's domain document lives and
 how to change it. A status change and its event commit together: the service runs its work
-in :meth:`transaction`, and the write methods take the event's outbox write (:meth:`event`)
-and apply it in the same session.
+in :meth:`unit_of_work`, whose ``tx`` reads in its transaction and collects the writes below
+with the event's outbox write (:meth:`event`).
 
-The collection holds one small document per workspace, so updates use findAndModify: it
-answers the document as written, which is what the caller returns.
+The collection holds one small document per workspace, and a change sets whole fields: the
+document as written is the one read with the fields set, which is what the caller returns.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeVar
 
-from common.db import Insert, Store, new_document
+from common.db import Insert, Store, Update, new_document
 from common.repository import Repository
 from pymongo import ReturnDocument
-from pymongo.client_session import ClientSession
 
 from domains import contract
 from domains.models import DomainConfig
-
-T = TypeVar("T")
 
 # What a document holds once its domain is removed (status none; the document is kept).
 CLEARED = {"status": contract.NONE, "errors": [], "verifiedAt": None, "checkedAt": None, "nextCheckAt": None,
@@ -34,48 +30,42 @@ class DomainRepository(Repository):
         super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.domains = store.collection(DomainConfig)
 
-    # -- transactions and events ---------------------------------------------------------
-
     # -- reads -----------------------------------------------------------------------------
 
-    def find(self, slug: str, session: ClientSession | None = None) -> dict | None:
-        return self.domains.find_one({"_id": slug}, session=session)
+    def configuration(self, slug: str) -> dict | None:
+        """The workspace's domain document."""
+        return self.domains.find_one({"_id": slug}, session=self.session)
 
-    def find_checked(self, session: ClientSession, slug: str, domain: str, token: str) -> dict | None:
+    def configuration_if_unchanged(self, slug: str, domain: str, token: str) -> dict | None:
         """The workspace's document if it still has the domain and token a check was made for."""
-        return self.domains.find_one({"_id": slug, "domain": domain, "token": token}, session=session)
+        return self.domains.find_one({"_id": slug, "domain": domain, "token": token}, session=self.session)
 
-    def owner_of_verified(self, domain: str, session: ClientSession | None = None) -> str | None:
+    def owner_of_verified(self, domain: str) -> str | None:
         """The slug of the workspace whose verified domain is ``domain`` (one at most: the
         partial unique index)."""
-        doc = self.domains.find_one({"domain": domain, "status": contract.VERIFIED}, projection={"_id": 1}, session=session)
+        doc = self.domains.find_one({"domain": domain, "status": contract.VERIFIED}, projection={"_id": 1}, session=self.session)
         return None if doc is None else doc["_id"]
 
-    # -- writes (in the caller's transaction, with their event) ----------------------------
+    # -- writes (for the unit of work that read the document, beside their event) -----------
 
-    def create(self, session: ClientSession, slug: str, fields: dict, event: Insert) -> dict:
-        """Store the first domain of a workspace. A concurrent first write of this one raises
-        DuplicateKeyError."""
-        doc = new_document(DomainConfig, slug=slug, **fields)
-        event.apply(session)
-        Insert(self.domains, doc).apply(session)
-        return doc
+    @staticmethod
+    def new_configuration(slug: str, fields: dict) -> dict:
+        """The first domain document of a workspace."""
+        return new_document(DomainConfig, slug=slug, **fields)
 
-    def update(self, session: ClientSession, slug: str, fields: dict, event: Insert | None) -> dict:
-        """Set ``fields`` on the workspace's document; answer it as written. Verifying a domain
-        another workspace holds verified raises DuplicateKeyError."""
-        if event is not None:
-            event.apply(session)
-        return self.domains.find_one_and_update(
-            {"_id": slug}, {"$set": fields}, return_document=ReturnDocument.AFTER, session=session
-        )
+    def create(self, doc: dict) -> Insert:
+        """Store a workspace's first domain document. A concurrent first write of this one
+        raises DuplicateKeyError."""
+        return Insert(self.domains, doc)
 
-    def clear(self, session: ClientSession, slug: str, at: datetime, event: Insert) -> None:
+    def update(self, slug: str, fields: dict) -> Update:
+        """Set ``fields`` on the workspace's document. Verifying a domain another workspace
+        holds verified raises DuplicateKeyError."""
+        return Update(self.domains, {"_id": slug}, {"$set": fields})
+
+    def clear(self, slug: str, at: datetime) -> Update:
         """Remove the workspace's domain and token (status none), releasing the domain."""
-        event.apply(session)
-        self.domains.update_one(
-            {"_id": slug}, {"$set": {**CLEARED, "updatedAt": at}, "$unset": {"domain": "", "token": ""}}, session=session
-        )
+        return Update(self.domains, {"_id": slug}, {"$set": {**CLEARED, "updatedAt": at}, "$unset": {"domain": "", "token": ""}})
 
     # -- the worker's claims -------------------------------------------------------------
 

@@ -71,7 +71,7 @@ class DomainService:
 
     def get(self, caller: auth.Caller, slug: str) -> dict:
         self._require_manager(caller, slug)
-        return self._shape(self.repo.find(slug))
+        return self._shape(self.repo.configuration(slug))
 
     def set_domain(self, caller: auth.Caller, slug: str, body) -> dict:
         """Set (or change) the workspace's domain: pending, with a new token. The same
@@ -80,20 +80,24 @@ class DomainService:
         self._require_manager(caller, slug)
         domain = self._claimable(check(body, schemas.SET_DOMAIN)["domain"])
 
-        def work(session):
-            doc = self.repo.find(slug, session)
+        def work(tx: DomainRepository) -> dict:
+            doc = tx.configuration(slug)
             if doc is not None and doc.get("domain") == domain:
                 return doc
             at = now()
             fields = {"domain": domain, "token": new_token(), **states.new_domain(self.config, at), "updatedAt": at}
-            event = self.repo.event(slug, c.DOMAIN_PENDING, self._shape({**(doc or {}), **fields}))
             if doc is None:
-                return self.repo.create(session, slug, fields, event)
-            return self.repo.update(session, slug, fields, event)
+                doc = tx.new_configuration(slug, fields)
+                tx.add(tx.create(doc))
+            else:
+                doc = {**doc, **fields}
+                tx.add(tx.update(slug, fields))
+            tx.add(tx.event(slug, c.DOMAIN_PENDING, self._shape(doc)))
+            return doc
 
         for attempt in (1, 2):
             try:
-                return self._shape(self.repo.transaction(work))
+                return self._shape(self.repo.unit_of_work(work))
             except DuplicateKeyError:
                 # Two first PUTs of one workspace raced on its document (a pending claim is in no
                 # unique index but _id's): the next try sees the winner.
@@ -105,20 +109,20 @@ class DomainService:
         when there was no domain: removing nothing is not an error)."""
         self._require_manager(caller, slug)
 
-        def work(session):
-            doc = self.repo.find(slug, session)
+        def work(tx: DomainRepository) -> None:
+            doc = tx.configuration(slug)
             if doc is None or doc.get("status", c.NONE) == c.NONE:
                 return
             removed = shapes.none(self.config.cname_target, domain=doc["domain"])
-            self.repo.clear(session, slug, now(), self.repo.event(slug, c.DOMAIN_REMOVED, removed))
+            tx.add(tx.clear(slug, now()), tx.event(slug, c.DOMAIN_REMOVED, removed))
 
-        self.repo.transaction(work)
+        self.repo.unit_of_work(work)
         return shapes.none(self.config.cname_target)
 
     def verify_now(self, caller: auth.Caller, slug: str) -> dict:
         """A customer's "check now": look the records up and apply the result."""
         self._require_manager(caller, slug)
-        doc = self.repo.find(slug)
+        doc = self.repo.configuration(slug)
         if doc is None or doc.get("status", c.NONE) == c.NONE:
             raise Conflict("this workspace has no custom domain to verify: set one with PUT first")
         return self._shape(self._apply(doc, self.checker.check(doc["domain"], doc["token"]), manual=True))
@@ -165,21 +169,21 @@ class DomainService:
         that verify do not verify a domain another workspace holds verified."""
         slug = checked["_id"]
 
-        def work(session):
-            doc = self.repo.find_checked(session, slug, checked["domain"], checked["token"])
+        def work(tx: DomainRepository) -> dict | None:
+            doc = tx.configuration_if_unchanged(slug, checked["domain"], checked["token"])
             if doc is None or doc["status"] == c.NONE:
-                return self.repo.find(slug, session)  # changed meanwhile: the result is stale
-            outcome = states.after_check(self.config, doc, self._for_claim(session, doc, result), now(), manual)
+                return tx.configuration(slug)  # changed meanwhile: the result is stale
+            outcome = states.after_check(self.config, doc, self._for_claim(tx, doc, result), now(), manual)
             fields = {**outcome.changes, "updatedAt": now()}
-            event = None
+            tx.add(tx.update(slug, fields))
             if outcome.event is not None:
                 log.info("domain %s of %s: %s -> %s", doc["domain"], slug, doc["status"], fields["status"])
-                event = self.repo.event(slug, outcome.event, self._shape({**doc, **fields}))
-            return self.repo.update(session, slug, fields, event)
+                tx.add(tx.event(slug, outcome.event, self._shape({**doc, **fields})))
+            return {**doc, **fields}
 
         for attempt in (1, 2):
             try:
-                return self.repo.transaction(work)
+                return self.repo.unit_of_work(work)
             except DuplicateKeyError:
                 # Another workspace's check verified the name between this one's read and its
                 # write: run it again, and it reads the winner. Only a third workspace verifying
@@ -187,12 +191,13 @@ class DomainService:
                 if attempt == 2:
                     raise Conflict("the domain changed meanwhile; check again") from None
 
-    def _for_claim(self, session, doc: dict, result: CheckResult) -> CheckResult:
-        """``result`` as it counts for this workspace's claim: records that verify are a failure
-        while another workspace holds the domain verified (whose own token is in DNS too)."""
+    def _for_claim(self, tx: DomainRepository, doc: dict, result: CheckResult) -> CheckResult:
+        """``result`` as it counts for this workspace's claim (``tx`` reads in the check's unit of
+        work): records that verify are a failure while another workspace holds the domain
+        verified (whose own token is in DNS too)."""
         if not result.ok:
             return result
-        holder = self.repo.owner_of_verified(doc["domain"], session)
+        holder = tx.owner_of_verified(doc["domain"])
         if holder is None or holder == doc["_id"]:
             return result
         return CheckResult([HELD.format(domain=doc["domain"])], conclusive=True)

@@ -18,6 +18,7 @@ from common.events import OUTBOX
 from domains.config import load_config
 from domains.dns_check import DnsChecker
 from domains.models import CLAIMED_DOMAIN_INDEX, VERIFIED_DOMAIN_INDEX, DomainConfig
+from domains.repository import DomainRepository
 from domains.service import HELD, DomainService
 
 from .helpers import CNAME_TARGET, DNS_TIMEOUT, PLATFORM_DOMAIN, publish_records
@@ -174,7 +175,7 @@ def test_claims_of_one_domain_coexist_and_the_first_to_verify_holds_it(context, 
     for _ in range(2):
         refused = checked.verify_now(manager(squatter), squatter)
         assert (refused["status"], refused["errors"], refused["verifiedAt"]) == ("pending", [held], None)
-    failed = checked.recheck(checked.repo.find(squatter))
+    failed = checked.recheck(checked.repo.configuration(squatter))
     assert (failed["status"], failed["errors"]) == ("failed", [held]), "the worker fails it at its deadline"
     assert checked.verify_now(manager(squatter), squatter)["status"] == "pending", "check now re-arms it, no more"
     assert checked.resolve_host(domain) == {"slug": owner}
@@ -187,33 +188,32 @@ def test_claims_of_one_domain_coexist_and_the_first_to_verify_holds_it(context, 
     assert checked.resolve_host(domain) == {"slug": squatter}
 
 
-class MeetsBeforeWriting:
-    """A repository whose first look for the domain's verified owner, in each thread, waits for
-    the other thread's: both transactions have seen no owner before either writes, so only the
-    database can stop the second from verifying the name too."""
+def meet_before_writing(monkeypatch, parties: int) -> threading.Barrier:
+    """Make each thread's first look for the domain's verified owner in a unit of work wait for
+    the other threads': their transactions have all seen no owner before any writes, so only the
+    database can stop a second one from verifying the name too."""
+    barrier, met = threading.Barrier(parties, timeout=30), threading.local()
+    look = DomainRepository.owner_of_verified
 
-    def __init__(self, repo, parties: int):
-        self.repo, self.barrier, self.met = repo, threading.Barrier(parties, timeout=30), threading.local()
-
-    def __getattr__(self, name):
-        return getattr(self.repo, name)
-
-    def owner_of_verified(self, domain, session=None):
-        owner = self.repo.owner_of_verified(domain, session)
-        if session is not None and not getattr(self.met, "done", False):
-            self.met.done = True
-            self.barrier.wait()
+    def owner_of_verified(repo, domain):
+        owner = look(repo, domain)
+        if repo.session is not None and not getattr(met, "done", False):
+            met.done = True
+            barrier.wait()
         return owner
 
+    monkeypatch.setattr(DomainRepository, "owner_of_verified", owner_of_verified)
+    return barrier
 
-def test_two_checks_that_verify_one_domain_at_once_leave_one_owner(context, checked, zone, slug, domain):
+
+def test_two_checks_that_verify_one_domain_at_once_leave_one_owner(context, checked, zone, slug, domain, monkeypatch):
     rivals = [f"{slug}-a", f"{slug}-b"]
     configs = [checked.set_domain(manager(s), s, {"domain": domain}) for s in rivals]
     publish_tokens(zone, domain, *configs)  # both TXT records present: both checks pass in DNS
-    racing = DomainService(MeetsBeforeWriting(checked.repo, len(rivals)), checked.workspaces, checked.config, checked.checker)
+    barrier = meet_before_writing(monkeypatch, len(rivals))
     with ThreadPoolExecutor(len(rivals)) as pool:
-        answers = list(pool.map(lambda s: racing.verify_now(manager(s), s), rivals))
-    assert racing.repo.barrier.n_waiting == 0 and not racing.repo.barrier.broken, "both read before either wrote"
+        answers = list(pool.map(lambda s: checked.verify_now(manager(s), s), rivals))
+    assert barrier.n_waiting == 0 and not barrier.broken, "both read before either wrote"
     assert sorted(a["status"] for a in answers) == ["pending", "verified"], answers
     winner, loser = sorted(zip(rivals, answers), key=lambda pair: pair[1]["status"] != "verified")
     assert loser[1]["errors"] == [HELD.format(domain=domain)]
@@ -294,29 +294,29 @@ def test_the_worker_claims_a_due_domain_once_and_applies_its_check(context, chec
     assert [e["type"] for e in events(context, slug)] == ["domain.pending", "domain.verified", "domain.pending"]
 
 
-class MissesOneDocument:
-    """A repository whose first read in a transaction misses the workspace's document, as when
-    another first PUT of the workspace commits between this one's read and its write."""
+def miss_one_document(monkeypatch) -> list[str]:
+    """Make the first read of a workspace's document in a unit of work miss it, as when another
+    first PUT of the workspace commits between this one's read and its write; the slugs missed."""
+    missed: list[str] = []
+    read = DomainRepository.configuration
 
-    def __init__(self, repo):
-        self.repo, self.missed = repo, False
-
-    def __getattr__(self, name):
-        return getattr(self.repo, name)
-
-    def find(self, slug, session=None):
-        if session is not None and not self.missed:
-            self.missed = True
+    def configuration(repo, slug):
+        doc = read(repo, slug)
+        if repo.session is not None and not missed:
+            missed.append(slug)
             return None
-        return self.repo.find(slug, session)
+        return doc
+
+    monkeypatch.setattr(DomainRepository, "configuration", configuration)
+    return missed
 
 
-def test_the_loser_of_two_first_puts_of_one_workspace_tries_again(context, slug, domain):
+def test_the_loser_of_two_first_puts_of_one_workspace_tries_again(context, slug, domain, monkeypatch):
     base = context.service
     base.set_domain(manager(slug), slug, {"domain": domain})  # the winner
-    racing = DomainService(MissesOneDocument(base.repo), base.workspaces, base.config, base.checker)
-    answer = racing.set_domain(manager(slug), slug, {"domain": "www." + domain})
-    assert racing.repo.missed, "the race happened"
+    missed = miss_one_document(monkeypatch)
+    answer = base.set_domain(manager(slug), slug, {"domain": "www." + domain})
+    assert missed == [slug], "the race happened"
     assert answer["domain"] == "www." + domain and answer["status"] == "pending"
     assert base.get(manager(slug), slug) == answer
     assert [e["type"] for e in events(context, slug)] == ["domain.pending", "domain.pending"]
