@@ -18,7 +18,6 @@ the rules and the sender see the secrets they sign with and the database never h
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TypeVar
 
 from bson import ObjectId
 from common.db import Store, Update, new_document
@@ -26,14 +25,12 @@ from common.ids import now
 from common.repository import Repository
 from common.secretbox import SecretBox, default_box
 from pymongo import ReturnDocument, UpdateOne
-from pymongo.client_session import ClientSession
 from pymongo.errors import BulkWriteError
 
 from webhooks import contract
 from webhooks.models import Delivery, Endpoint
 from webhooks.signing import message_id
 
-T = TypeVar("T")
 DUPLICATE_KEY = 11000
 
 
@@ -54,8 +51,6 @@ class WebhookRepository(Repository):
             return doc
         return {**doc, "secrets": [{**s, "key": self.box.open(s["key"])} for s in doc["secrets"]]}
 
-    # -- transactions -----------------------------------------------------------------------
-
     # -- endpoints --------------------------------------------------------------------------
 
     @staticmethod
@@ -75,8 +70,8 @@ class WebhookRepository(Repository):
     def find_endpoint(self, slug: str, oid: ObjectId) -> dict | None:
         return self._opened(self.endpoints.find_one({"_id": oid, "workspace": slug}))
 
-    def endpoint(self, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
-        return self._opened(self.endpoints.find_one({"_id": oid}, session=session))
+    def endpoint(self, oid: ObjectId) -> dict | None:
+        return self._opened(self.endpoints.find_one({"_id": oid}, session=self.session))
 
     def change_endpoint(self, oid: ObjectId, fields: dict) -> dict | None:
         """Set ``fields`` (secrets in clear); the endpoint as changed, or None if it is gone."""

@@ -221,18 +221,18 @@ class WebhookService:
         at = now()
         fields = {**(change or {}), "disabled": True, "disabledReason": reason, "disabledAt": at, "updatedAt": at}
 
-        def work(session):
-            doc = self.repo.endpoint(endpoint_id, session)
+        def work(tx: WebhookRepository) -> dict | None:
+            doc = tx.endpoint(endpoint_id)
             if doc is None or doc["disabled"]:
                 return None
             doc = {**doc, **fields}
-            event = self.repo.event(doc["workspace"], contract.WEBHOOK_DISABLED, shapes.webhook(doc))
-            if self.repo.write(session, [self.repo.disable_endpoint(endpoint_id, fields), event])[0] != 1:
+            tx.add(tx.disable_endpoint(endpoint_id, fields), tx.event(doc["workspace"], contract.WEBHOOK_DISABLED, shapes.webhook(doc)))
+            if tx.flush()[0] != 1:
                 raise NotDisabled()  # disabled meanwhile: the event is undone with the transaction
             return doc
 
         try:
-            return self.repo.transaction(work)
+            return self.repo.unit_of_work(work)
         except NotDisabled:
             return None
 
