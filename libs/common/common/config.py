@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping, TypeVar
 
+from common.addresses import parse_address, parse_smtp_url
+
 T = TypeVar("T")
 
 # What a declared field's metadata holds (read by ``load`` alone).
@@ -82,18 +84,13 @@ def as_url(value: str) -> str:
 
 
 def as_smtp_url(value: str) -> str:
-    """``SMTP_URL`` as given, once the mailer's own parser takes it (it raises with the reason)."""
-    # NOTE: imported here: common.mail needs the store, which needs this module.
-    from common.mail import parse_smtp_url
-
+    """``SMTP_URL`` as given, once the mailer's parser takes it (it raises with the reason)."""
     parse_smtp_url(value)
     return value.strip()
 
 
 def as_mail_sender(value: str) -> str:
     """``MAIL_FROM`` as given, once it reads as one address (``Name <addr@domain>`` or ``addr@domain``)."""
-    from common.mail import parse_address
-
     parse_address(value)
     return value.strip()
 

@@ -7,21 +7,15 @@ through the :class:`Mailer` of ``SMTP_URL``. A crash between the request and the
 nothing: the message waits in the queue, and a message a killed worker was sending is sent
 again after its lease, with the same ``Message-ID``, so a receiving server can drop the copy.
 
-``SMTP_URL`` forms (:func:`parse_smtp_url`):
-
-- ``smtp://user:pass@host:587``: STARTTLS when the server offers it; credentials are never
-  sent without TLS, except to a loopback host;
-- ``smtps://user:pass@host:465``: TLS from the first byte;
-- ``smtp://host:25``: no credentials (a relay that trusts the network).
-
-User and password are percent-decoded. Certificates are verified against the system's
-authorities (``SSL_CERT_FILE`` names another bundle).
+``SMTP_URL`` (``common.addresses.parse_smtp_url``): with ``smtp://`` the connection is
+upgraded by STARTTLS when the server offers it, and credentials are never sent without TLS,
+except to a loopback host; ``smtps://`` speaks TLS from the first byte. Certificates are
+verified against the system's authorities (``SSL_CERT_FILE`` names another bundle).
 """
 
 from __future__ import annotations
 
 import html
-import ipaddress
 import logging
 import re
 import secrets
@@ -31,18 +25,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from email.errors import HeaderParseError
-from email.headerregistry import Address, HeaderRegistry
+from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime
 from collections import deque
 from typing import Callable, Iterable, Mapping
-from urllib.parse import unquote, urlsplit
 
 from pymongo import ASCENDING, IndexModel
 from pymongo.collection import Collection
 from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
 
+from common.addresses import parse_address, parse_smtp_url
 from common.db import ChangeWaiter
 from common.retry import run_until_stopped
 
@@ -52,7 +45,6 @@ DEFAULT_ACCENT = "#4f46e5"
 ACCENT = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 PRODUCT = "Feedback"  # the From display name is "<workspace> via Feedback"
 
-SMTP_PORTS = {"smtp": 25, "smtps": 465}
 SMTP_TIMEOUT = 20.0  # seconds for each exchange with the SMTP server (connect, each command)
 
 # The queue: how long a claimed message is held by the worker sending it (longer than a send
@@ -91,65 +83,6 @@ class Message:
     headers: Mapping[str, str] = field(default_factory=dict)  # extra headers (List-Unsubscribe...)
     # Whose mail it is: the send rate is limited per workspace, and a refusal is reported with it.
     workspace: str | None = None
-
-
-# -- settings -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SmtpServer:
-    """Where ``SMTP_URL`` says mail goes."""
-
-    host: str
-    port: int
-    implicit_tls: bool  # smtps://: TLS from the first byte
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-
-    @property
-    def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
-
-
-def parse_smtp_url(url: str) -> SmtpServer:
-    """The server ``url`` names; ``ValueError`` saying what is wrong (never echoing the password)."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme not in SMTP_PORTS:
-        raise ValueError("the scheme must be smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)")
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError as ex:  # a port that is not a number from 0 to 65535
-        raise ValueError(f"the port is invalid ({ex})") from None
-    if not host:
-        raise ValueError("it names no host")
-    if port == 0:
-        raise ValueError("the port is invalid (0)")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError("it takes no path, query or fragment: smtp[s]://[user:password@]host[:port]")
-    username = unquote(parts.username) if parts.username else None
-    password = unquote(parts.password) if parts.password else None
-    if (username is None) != (password is None):
-        raise ValueError("a user needs a password, and a password a user")
-    return SmtpServer(host=host, port=port or SMTP_PORTS[scheme], implicit_tls=scheme == "smtps",
-                      username=username, password=password)
-
-
-def parse_address(text: str) -> Address:
-    """The one address ``text`` holds (``ann@example.com`` or ``Ann <ann@example.com>``);
-    ``ValueError`` for anything else: no domain, several addresses, a line break."""
-    try:
-        header = HeaderRegistry()("To", text)
-    except (ValueError, HeaderParseError) as ex:
-        raise ValueError(f"{text!r} is not an email address ({ex})") from None
-    if header.defects or len(header.addresses) != 1 or not header.addresses[0].domain:
-        raise ValueError(f"{text!r} is not one email address")
-    return header.addresses[0]
 
 
 # -- composing ------------------------------------------------------------------------------

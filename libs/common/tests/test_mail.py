@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pymongo import MongoClient
 
+from common.addresses import parse_smtp_url
 from common.config import load_settings
 from devstack import LocalStack, free_port, make_run_stack
 from common.mail import (
@@ -38,7 +39,6 @@ from common.mail import (
     compose,
     deliver,
     make_message_id,
-    parse_smtp_url,
 )
 from testkit.mail import html_of, link_in, messages, smtp_server, text_of, wait_for_mail
 

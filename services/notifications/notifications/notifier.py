@@ -23,7 +23,8 @@ from typing import Callable, Iterable
 
 from common import auth
 from common.ids import iso, now
-from common.mail import MailQueue, parse_address
+from common.addresses import normalize_address
+from common.mail import MailQueue
 from notifications import contract, mail
 from notifications.config import NotificationsConfig
 from notifications.directory import Board, Directory
@@ -294,7 +295,7 @@ class Notifier:
     def refused(self, document: dict, reason: str) -> None:
         """The SMTP server refused a message for good: stop mailing that address from its workspace."""
         if document.get("workspace"):
-            address = parse_address(document["to"]).addr_spec.lower()
+            address = normalize_address(document["to"])
             self.repo.suppress(document["workspace"], address, reason)
             log.warning("notifications: %s suppressed for workspace %s: %s", address, document["workspace"], reason)
 

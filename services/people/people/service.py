@@ -36,7 +36,7 @@ from bson import ObjectId
 from common import auth
 from common.errors import BadGateway, BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unavailable
 from common.ids import iso, now, object_id
-from common.mail import parse_address
+from common.addresses import normalize_address
 from common.validation import check
 from people import contract, schemas, shapes, tokens
 from people.config import PeopleConfig
@@ -62,7 +62,7 @@ PROVEN_METHODS = ("email", "invitation")
 def normalize_email(value: str) -> str:
     """The address as stored and compared (lower case); 400 for what no mail could reach."""
     try:
-        return parse_address(value.strip()).addr_spec.lower()
+        return normalize_address(value)
     except ValueError:
         raise BadRequest("field 'email' is not an email address") from None
 
