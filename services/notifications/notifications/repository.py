@@ -13,6 +13,7 @@ from pymongo.errors import DuplicateKeyError
 
 from common.db import Store
 from common.ids import now
+from common.mail import MailQueue
 from notifications import contract
 from notifications.models import Comment, DigestItem, Follow, Post, Preferences, StatusNotice, Suppression
 
@@ -178,3 +179,19 @@ class NotificationsRepository:
 
     def lift_suppression(self, slug: str, address: str) -> bool:
         return self.suppressions.delete_one({"_id": suppression_id(slug, address)}).deleted_count == 1
+
+    def count_suppressed(self, slug: str) -> int:
+        return self.suppressions.count_documents({"workspace": slug})
+
+    # -- delivery -------------------------------------------------------------------------
+
+    @staticmethod
+    def count_mail(queue: MailQueue, slug: str) -> dict[str, int]:
+        """The workspace's messages in ``queue`` by state, and how many needed more than one try
+        (``retried``)."""
+        # The queue (common.mail) counts nothing by workspace, so its documents are read here.
+        counts = {"queued": 0, "sent": 0, "failed": 0, "retried": 0}
+        for doc in queue.collection.find({"workspace": slug}, projection={"state": 1, "attempts": 1}):
+            counts[doc["state"]] = counts.get(doc["state"], 0) + 1
+            counts["retried"] += doc.get("attempts", 0) > 1
+        return counts

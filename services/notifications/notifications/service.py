@@ -89,9 +89,4 @@ class NotificationsService:
         """How this workspace's mail fares: queued, sent and failed messages (finished ones are
         kept a week), those that needed more than one try, and suppressed addresses."""
         self.workspaces.require_manager(caller, slug)
-        counts = {"queued": 0, "sent": 0, "failed": 0, "retried": 0}
-        for doc in self.queue.collection.find({"workspace": slug}, projection={"state": 1, "attempts": 1}):
-            counts[doc["state"]] = counts.get(doc["state"], 0) + 1
-            counts["retried"] += doc.get("attempts", 0) > 1
-        counts["suppressed"] = self.repo.suppressions.count_documents({"workspace": slug})
-        return counts
+        return {**self.repo.count_mail(self.queue, slug), "suppressed": self.repo.count_suppressed(slug)}
