@@ -1,11 +1,12 @@
 """The platform's mail: composed once, queued durably, delivered over SMTP.
 
-A service that mails (sign-in links, invitations, notifications) builds a :class:`Message`
-and puts it in its own :class:`MailQueue` (a collection of its own database), inside the
-request that decides it; its worker runs :func:`deliver`, which sends each queued message
-through the :class:`Mailer` of ``SMTP_URL``. A crash between the request and the send loses
-nothing: the message waits in the queue, and a message a killed worker was sending is sent
-again after its lease, with the same ``Message-ID``, so a receiving server can drop the copy.
+A service that mails (sign-in links, invitations, notifications) writes a :class:`Message`
+from its templates (``common.letters``) and puts it in its own :class:`MailQueue` (a
+collection of its own database), inside the request that decides it; its worker runs
+:func:`deliver`, which sends each queued message through the :class:`Mailer` of ``SMTP_URL``.
+A crash between the request and the send loses nothing: the message waits in the queue, and a
+message a killed worker was sending is sent again after its lease, with the same
+``Message-ID``, so a receiving server can drop the copy.
 
 ``SMTP_URL`` (``common.addresses.parse_smtp_url``): with ``smtp://`` the connection is
 upgraded by STARTTLS when the server offers it, and credentials are never sent without TLS,
@@ -15,9 +16,7 @@ verified against the system's authorities (``SSL_CERT_FILE`` names another bundl
 
 from __future__ import annotations
 
-import html
 import logging
-import re
 import secrets
 import smtplib
 import ssl
@@ -42,8 +41,7 @@ from common.retry import run_until_stopped
 log = logging.getLogger(__name__)
 
 DEFAULT_ACCENT = "#4f46e5"
-ACCENT = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
-PRODUCT = "Feedback"  # the From display name is "<workspace> via Feedback"
+PRODUCT = "Feedback"  # mail comes from, and is signed by, "<workspace> via Feedback"
 
 SMTP_TIMEOUT = 20.0  # seconds for each exchange with the SMTP server (connect, each command)
 
@@ -66,7 +64,7 @@ QUEUED, SENT, FAILED = "queued", "sent", "failed"
 class Branding:
     """What a workspace's mail looks like."""
 
-    name: str  # the workspace's name: the header of the HTML layout and the From display name
+    name: str  # the workspace's name: the From display name, the header and signature of every mail
     accent: str = DEFAULT_ACCENT  # the header's colour, #rgb or #rrggbb (anything else: the default)
     logo_url: str | None = None  # an http(s) image shown in the header
 
@@ -77,9 +75,9 @@ class Message:
 
     to: str  # one address, optionally with a display name ("Ann <ann@example.com>")
     subject: str
-    text: str  # the plain-text body
-    html: str  # an HTML fragment, already escaped by the caller; compose() wraps it in the layout
-    branding: Branding
+    text: str  # the plain-text part, signature included
+    html: str  # the HTML part: a whole document, in the workspace's layout (common.letters)
+    branding: Branding  # whose name the mail is sent in
     headers: Mapping[str, str] = field(default_factory=dict)  # extra headers (List-Unsubscribe...)
     # Whose mail it is: the send rate is limited per workspace, and a refusal is reported with it.
     workspace: str | None = None
@@ -90,24 +88,24 @@ class Message:
 
 def compose(message: Message, sender: str, message_id: str | None = None, *, date: datetime | None = None) -> EmailMessage:
     """The mail ``message`` becomes, from ``sender`` (``MAIL_FROM``): a multipart/alternative
-    of its text and its HTML in the workspace's layout, ``From: "<workspace> via Feedback"
-    <sender's address>``, To, Subject, Date (``date``, else now), Message-ID (``message_id``,
-    else a new one in the sender's domain), ``Auto-Submitted: auto-generated`` (so
-    out-of-office replies stay quiet), and the message's extra headers. ``ValueError`` for an
-    address that is not one, or an extra header that repeats one of these."""
+    of its text and its HTML, ``From: "<workspace> via Feedback" <sender's address>``, To,
+    Subject, Date (``date``, else now), Message-ID (``message_id``, else a new one in the
+    sender's domain), ``Auto-Submitted: auto-generated`` (so out-of-office replies stay quiet),
+    and the message's extra headers. ``ValueError`` for an address that is not one, or an extra
+    header that repeats one of these."""
     origin = parse_address(sender)
-    name = _one_line(message.branding.name)
     mail = EmailMessage()
-    mail["From"] = Address(display_name=f"{name} via {PRODUCT}", username=origin.username, domain=origin.domain)
+    mail["From"] = Address(display_name=f"{one_line(message.branding.name)} via {PRODUCT}", username=origin.username,
+                           domain=origin.domain)
     mail["To"] = parse_address(message.to)
-    mail["Subject"] = _one_line(message.subject)
+    mail["Subject"] = one_line(message.subject)
     mail["Date"] = format_datetime(_utc(date or datetime.now(timezone.utc)))
     mail["Message-ID"] = message_id or make_message_id(secrets.token_hex(16), origin.domain)
     mail["Auto-Submitted"] = "auto-generated"
     for header, value in message.headers.items():
-        mail[header] = _one_line(value)  # a header the policy allows once refuses a second (ValueError)
-    mail.set_content(f"{message.text.rstrip()}\n\n-- \n{name} via {PRODUCT}\n")
-    mail.add_alternative(layout(message.html, message.branding, _one_line(message.subject)), subtype="html")
+        mail[header] = one_line(value)  # a header the policy allows once refuses a second (ValueError)
+    mail.set_content(message.text)
+    mail.add_alternative(message.html, subtype="html")
     return mail
 
 
@@ -115,49 +113,7 @@ def make_message_id(token: str, domain: str) -> str:
     return f"<{token}@{domain}>"
 
 
-def layout(fragment: str, branding: Branding, title: str) -> str:
-    """The HTML document around ``fragment``: a header in the workspace's accent with its logo
-    and name, the fragment, a footer. Tables and inline styles: what mail clients render."""
-    accent = branding.accent if ACCENT.fullmatch(branding.accent or "") else DEFAULT_ACCENT
-    name = html.escape(_one_line(branding.name))
-    logo = ""
-    if branding.logo_url and branding.logo_url.lower().startswith(("https://", "http://")):
-        logo = (f'<img src="{html.escape(branding.logo_url)}" alt="" height="28" '
-                f'style="height:28px;vertical-align:middle;margin-right:10px;border:0">')
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
-</head>
-<body style="margin:0;padding:0;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">
-<tr><td align="center">
-<table role="presentation" width="560" cellpadding="0" cellspacing="0"
- style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
-<tr><td style="background:{accent};color:{_readable_on(accent)};padding:16px 24px;font-size:18px;font-weight:600">
-{logo}{name}</td></tr>
-<tr><td style="padding:24px;color:#18181b;font-size:15px;line-height:1.5">{fragment}</td></tr>
-<tr><td style="padding:16px 24px;color:#71717a;font-size:12px;border-top:1px solid #e4e4e7">{name} via {PRODUCT}</td></tr>
-</table>
-</td></tr>
-</table>
-</body>
-</html>
-"""
-
-
-def _readable_on(accent: str) -> str:
-    """Black or white, whichever reads better on ``accent`` (#rgb or #rrggbb): WCAG's relative
-    luminance, against the point where both contrast ratios are equal."""
-    digits = accent[1:] if len(accent) == 7 else "".join(c * 2 for c in accent[1:])
-    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    return "#111827" if luminance > 0.179 else "#ffffff"
-
-
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     # A header holds one line: a line break in a workspace name or subject would start a header.
     return " ".join(str(text).split())
 

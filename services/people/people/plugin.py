@@ -86,7 +86,7 @@ def create_context(settings: Settings) -> Context:
     from common.plugins import load_services, sole
     from common.workspace_directory import WorkspaceDirectory
     from people.config import load_config
-    from people.mail import Letters
+    from people.mail import PeopleMail
     from people.models import ALIAS
     from people.oidc import OidcSignIn
     from people.passkeys import Passkeys
@@ -109,8 +109,8 @@ def create_context(settings: Settings) -> Context:
         return body.get("slug") if status == 200 and isinstance(body, dict) else None
 
     mail_queue = MailQueue(store.db["mail"])
-    letters = Letters(mail_queue, workspaces.name)
-    service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, letters, config)
+    mail = PeopleMail(mail_queue, workspaces.name)
+    service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, mail, config)
     passkeys = Passkeys(PasskeyRepository(store), service, config)
     oidc = OidcSignIn(service, OidcRepository(store), config)
     return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue,

@@ -40,7 +40,7 @@ from common.addresses import normalize_address
 from common.validation import check
 from people import contract, schemas, shapes, tokens
 from people.config import PeopleConfig
-from people.mail import Letters
+from people.mail import PeopleMail
 from people.repository import PeopleRepository
 
 log = logging.getLogger(__name__)
@@ -76,14 +76,14 @@ def actor_of(person: dict) -> dict:
 
 
 class PeopleService:
-    def __init__(self, repo: PeopleRepository, workspaces, credentials, hosts, letters: Letters, config: PeopleConfig):
+    def __init__(self, repo: PeopleRepository, workspaces, credentials, hosts, mail: PeopleMail, config: PeopleConfig):
         """``workspaces``: a ``WorkspaceDirectory``; ``credentials``: an ``InternalClient`` to the
         workspaces service; ``hosts``: ``host -> slug | None`` of verified custom domains."""
         self.repo = repo
         self.workspaces = workspaces
         self.credentials = credentials
         self.hosts = hosts
-        self.letters = letters
+        self.mail = mail
         self.config = config
         self.public_origin = _origin(config.public_base_url)
         self.public_origins = _aliases(self.public_origin)
@@ -291,8 +291,8 @@ class PeopleService:
                                 "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.link_seconds)})
             query = {"token": token, **({"next": next_path} if next_path else {})}
             link = self.site_url(origin, slug, "/sign-in/email?" + urlencode(query))
-            self.letters.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token),
-                                      board=self.site_url(origin, slug, "/"))
+            self.mail.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token),
+                                   board=self.site_url(origin, slug, "/"))
         return {"status": "sent", "message": "If this address may sign in here, a link is on its way. It works once."}
 
     def redeem_link(self, slug: str, body) -> dict:
@@ -393,9 +393,9 @@ class PeopleService:
 
         doc = self.repo.transaction(work)
         link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
-        self.letters.invitation(slug, email, role, _inviter(caller, actor), link,
-                                self.config.invitation_seconds // 86400, key=str(doc["_id"]),
-                                board=self.site_url(self.public_origin, slug, "/"))
+        self.mail.invitation(slug, email, role, _inviter(caller, actor), link,
+                             self.config.invitation_seconds // 86400, key=str(doc["_id"]),
+                             board=self.site_url(self.public_origin, slug, "/"))
         shown = {"link": link} if caller.kind == auth.ADMIN else {}
         return {**shapes.invitation(doc), **shown}
 

@@ -1,0 +1,76 @@
+"""Mail written from templates: each kind of mail a service sends is a set of three, kept in
+the service's package.
+
+A kind named ``sign_in`` is ``<package>/templates/mail/sign_in.subject`` (one line),
+``sign_in.txt`` and ``sign_in.html``, rendered with Jinja2 from the values the service gives.
+The text and the HTML extend this package's layouts, ``common/mail/layout.txt`` (the kind's
+block ``body``, then the signature) and ``common/mail/layout.html`` (the workspace's header,
+the kind's block ``content``, a footer), so every mail wears its workspace's branding: each
+template sees ``brand`` (``name``, ``accent``, ``ink``: the text colour that reads on the
+accent, ``logo_url``), ``product`` and, in text and HTML, ``subject``.
+
+The HTML is autoescaped; the subject and the text are plain text, not escaped (a subject is
+kept to one line, here and again in its header). A value a template names and the service did
+not give is an error when the mail is written, not a blank in a mail sent.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader, PrefixLoader, StrictUndefined, select_autoescape
+
+from common.mail import DEFAULT_ACCENT, PRODUCT, Branding, Message, one_line
+
+ACCENT = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+FOLDER = "mail"  # where in a package's templates its kinds are
+
+
+class Letters:
+    """The kinds of mail the package ``package`` sends, from its ``templates/mail/``."""
+
+    def __init__(self, package: str):
+        self.env = Environment(
+            # The service's own templates first; common's layouts under the "common/" prefix.
+            loader=ChoiceLoader([PackageLoader(package, "templates"),
+                                 PrefixLoader({"common": PackageLoader("common", "templates")})]),
+            autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False, default=False),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.globals["product"] = PRODUCT
+
+    def write(self, kind: str, *, to: str, branding: Branding, values: Mapping[str, Any],
+              headers: Mapping[str, str] | None = None, workspace: str | None = None) -> Message:
+        """The message of ``kind`` to ``to``, in ``branding``, saying ``values``; ``headers``
+        and ``workspace`` as :class:`common.mail.Message` takes them."""
+        context = {**values, "brand": brand(branding)}
+        subject = one_line(self._render(kind, "subject", context))
+        context["subject"] = subject
+        return Message(to=to, subject=subject, text=self._render(kind, "txt", context), html=self._render(kind, "html", context),
+                       branding=branding, headers=dict(headers or {}), workspace=workspace)
+
+    def _render(self, kind: str, part: str, context: Mapping[str, Any]) -> str:
+        return self.env.get_template(f"{FOLDER}/{kind}.{part}").render(context)
+
+
+def brand(branding: Branding) -> dict[str, str | None]:
+    """What the layouts show of ``branding``: its name on one line, its accent when it is a hex
+    colour (anything else could end the style attribute), the text colour that reads on it, and
+    its logo only from an http(s) URL."""
+    accent = branding.accent if ACCENT.fullmatch(branding.accent or "") else DEFAULT_ACCENT
+    logo = branding.logo_url if branding.logo_url and branding.logo_url.lower().startswith(("https://", "http://")) else None
+    return {"name": one_line(branding.name), "accent": accent, "ink": readable_on(accent), "logo_url": logo}
+
+
+def readable_on(accent: str) -> str:
+    """Black or white, whichever reads better on ``accent`` (#rgb or #rrggbb): WCAG's relative
+    luminance, against the point where both contrast ratios are equal."""
+    digits = accent[1:] if len(accent) == 7 else "".join(c * 2 for c in accent[1:])
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "#111827" if luminance > 0.179 else "#ffffff"
