@@ -1,9 +1,11 @@
 """Every database command and outbox write of the posts service.
 
 The service layer decides; this module knows where things are stored and how to reach them
-in few round trips. Writes that others should hear of go into one transaction with their
-outbox event (:meth:`transaction`), and the writes of one transaction go to the server
-together (:meth:`write`: one client ``bulkWrite`` where the server has it).
+in few round trips. Its commands are named for what they mean (``count_vote``, ``merge_post``):
+a write command returns the writes, which a unit of work adds (``repo.unit_of_work(work)``,
+common.repository) and sends with the change's outbox event in one client ``bulkWrite`` where
+the server has it; a read command reads in the unit of work its repository is bound to (``tx``),
+or outside any when called on the service's own.
 
 Posts are never changed with findAndModify: a transaction reads the post, and its update
 goes in the same bulk write as the rest. That is as exact (a change since the snapshot makes
@@ -14,7 +16,7 @@ local stand-in scans its collection for every findAndModify (docs/benchmarks.md)
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable, TypeVar
+from typing import Iterable
 
 from bson import ObjectId
 from common import auth
@@ -22,7 +24,6 @@ from common.db import DUPLICATE_KEY, ChangeWaiter, Delete, Insert, Store, Update
 from common.ids import now
 from common.repository import Repository
 from pymongo import UpdateOne
-from pymongo.client_session import ClientSession
 from pymongo.cursor import Cursor
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
@@ -30,7 +31,6 @@ from posts import contract
 from posts.models import (Comment, CompanyView, MemberView, Post, PostClock, PostCompany, Suggestion, TriageSettings, Vote, WarmIndex,
                           WorkspaceView)
 
-T = TypeVar("T")
 # What a read of posts leaves out: the search features are the query index's business.
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
@@ -50,6 +50,9 @@ SCORED = {f: 1 for f in ("voteCount", "revenueCents", "tags", "fields", "owner",
 # Marks, in the posts collection, that posts written before they kept their last public
 # comment (lastCommentAt, lastCommentByTeam) have been given it.
 LAST_COMMENTS_BACKFILLED = "~backfilled:lastComment"
+# ``countsFor`` of a vote on a merged post whose voter already counts on the canonical post
+# (posts.models.Vote): kept aside, so nobody counts twice, until an unmerge gives it back.
+SHADOW = "shadow:"
 
 
 def clock_id(slug: str, n: int) -> str:
@@ -58,6 +61,10 @@ def clock_id(slug: str, n: int) -> str:
 
 def clock_ids(slug: str) -> list[str]:
     return [clock_id(slug, n) for n in range(CLOCKS)]
+
+
+def _shadow(post_id: str) -> str:
+    return SHADOW + post_id
 
 
 class PostRepository(Repository):
@@ -75,32 +82,82 @@ class PostRepository(Repository):
         self.member_views = store.collection(MemberView)
         self.post_companies_ = store.collection(PostCompany)
 
-    # -- transactions -----------------------------------------------------------------------
-
     # -- posts ------------------------------------------------------------------------------
 
     @staticmethod
     def new_post(**fields) -> dict:
         return new_document(Post, id=ObjectId(), changedAt=time.time_ns(), **fields)
 
-    def add_post(self, slug: str, make: Callable[[dict | None], tuple[dict, Insert]]) -> dict:
-        """Insert a new post and its event, and move its change clock, in one transaction;
-        ``make(triage settings)`` gives the post and its event from the workspace's triage
-        settings (posts.scores) as this transaction reads them. That read opens the transaction,
-        so the writes go in one client bulkWrite after it (a bulkWrite that opens a transaction
-        carries the transaction's readConcern, which the local stand-in refuses)."""
+    def insert_post(self, doc: dict) -> list[Write]:
+        """A new post, and the move of its change clock."""
+        return [self._tick(doc["workspace"], doc["_id"]), Insert(self.posts, doc)]
 
-        def work(session):
-            doc, event = make(self.triage_settings(slug, session))
-            self.write(session, [self._tick(slug, doc["_id"]), Insert(self.posts, doc), event])
-            return doc
+    def edit_post(self, post: dict, fields: dict) -> list[Write]:
+        """Set these fields of a post the unit of work read (an edit, a triage)."""
+        return self._update_post(post["workspace"], post["_id"], {"$set": fields})
 
-        return self.transaction(work)
+    def relink(self, post: dict) -> list[Write]:
+        """Keep what other posts show of this one (mergedInto / mergedPosts: its title and
+        moderation state) current."""
+        pid = str(post["_id"])
+        shown = {"title": post["title"], "moderationState": post["moderationState"]}
+        writes: list[Write] = []
+        if post.get("mergedInto"):
+            writes.append(Update(self.posts, {"_id": ObjectId(post["mergedInto"]["id"]), "mergedPosts.id": pid},
+                                 {"$set": {f"mergedPosts.$.{k}": v for k, v in shown.items()}}))
+        for child in post.get("mergedPosts", []):
+            writes.append(Update(self.posts, {"_id": ObjectId(child["id"])}, {"$set": {f"mergedInto.{k}": v for k, v in shown.items()}}))
+        return writes
 
-    def update_post(self, slug: str, oid: ObjectId, change: dict, expect: dict | None = None) -> list[Write]:
-        """An update of a post the same transaction read first (or, with ``expect``, of the post
-        only while it still has those field values), stamped for the query index, and the move
-        of its change clock."""
+    def count_vote(self, post: dict, step: int, revenue_cents: int, scored: dict) -> list[Write]:
+        """A vote on ``post`` counted (``step`` 1) or withdrawn (-1), moving its revenue by
+        ``revenue_cents`` (posts.revenue), with the score after it (posts.scores.Scores.of)."""
+        return self._update_post(post["workspace"], post["_id"],
+                                 {"$inc": {"voteCount": step, "revenueCents": revenue_cents}, "$set": scored})
+
+    def count_comment(self, post: dict, comment: dict, last_public: bool) -> list[Write]:
+        """``comment`` counted on its post (the public or the private count); with
+        ``last_public``, it is also the post's last public comment (board statistics)."""
+        change: dict = {"$inc": {"privateCommentCount" if comment["isPrivate"] else "commentCount": 1}}
+        if last_public:
+            change["$set"] = {"lastCommentAt": comment["createdAt"], "lastCommentByTeam": comment["isTeamMember"]}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def merge_post(self, post: dict, into: dict, scored: dict, at) -> list[Write]:
+        """``post`` merged into another (``into``: posts.shapes.link of it): off the lists, and
+        without revenue, since no vote counts for it any more."""
+        change = {"$set": {"mergedInto": into, "listed": False, "revenueCents": 0, "updatedAt": at, **scored}}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def add_merged(self, post: dict, merged: dict, votes: int, revenue_cents: int, scored: dict, at) -> list[Write]:
+        """``post`` took in a merged post (``merged``: its link) and ``votes`` of its votes."""
+        change = {"$inc": {"voteCount": votes}, "$push": {"mergedPosts": merged},
+                  "$set": {"revenueCents": revenue_cents, "updatedAt": at, **scored}}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def unmerge_post(self, post: dict, votes: int, listed: bool, revenue_cents: int, scored: dict, at) -> list[Write]:
+        """``post`` on its own again, with the ``votes`` that count for it once more."""
+        change = {"$set": {"mergedInto": None, "voteCount": votes, "listed": listed, "revenueCents": revenue_cents,
+                           "updatedAt": at, **scored}}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def remove_merged(self, post: dict, merged_id: str, votes: int, revenue_cents: int, scored: dict, at) -> list[Write]:
+        """``post`` gave back a post merged into it, and the ``votes`` that went with it."""
+        change = {"$inc": {"voteCount": -votes}, "$pull": {"mergedPosts": {"id": merged_id}},
+                  "$set": {"revenueCents": revenue_cents, "updatedAt": at, **scored}}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def conform_posts(self, slug: str, planned: list[tuple[ObjectId, dict, int | None]]) -> list[Write]:
+        """Each post's values conformed to new triage settings (``(id, values, changedAt as
+        read)``), written only while the post is still as read: the posts' updates first, in
+        order (what each matched says whether its post was still as read), then their clocks."""
+        updates = [self._update_post(slug, oid, {"$set": values}, expect={"changedAt": stamp}) for oid, values, stamp in planned]
+        return [update for update, _ in updates] + [tick for _, tick in updates]
+
+    def _update_post(self, slug: str, oid: ObjectId, change: dict, expect: dict | None = None) -> list[Write]:
+        """An update of a post the same unit of work read first (or, with ``expect``, of the
+        post only while it still has those field values), stamped for the query index, and the
+        move of its change clock."""
         stamped = {**change, "$set": {**change.get("$set", {}), "changedAt": time.time_ns()}}
         return [Update(self.posts, {"_id": oid, **(expect or {})}, stamped), self._tick(slug, oid)]
 
@@ -131,9 +188,9 @@ class PostRepository(Repository):
         writes: list[Write] = []
         for post, vector in posts:
             change = {"$set": {"embedding": vector, "embeddingModel": model}}
-            writes += self.update_post(post["workspace"], post["_id"], change, expect={"title": post["title"]})
+            writes += self._update_post(post["workspace"], post["_id"], change, expect={"title": post["title"]})
         if writes:
-            self.write(None, writes)
+            self.store.write(None, writes)  # no transaction: each update stands on its own
 
     # -- the read engines' queries (posts.reads) ---------------------------------------------
 
@@ -197,8 +254,8 @@ class PostRepository(Repository):
     def changed_since(self, slug: str, changed_at: int) -> Cursor:
         return self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED)
 
-    def find_post(self, slug: str, oid: ObjectId, session: ClientSession | None = None) -> dict | None:
-        return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=session)
+    def find_post(self, slug: str, oid: ObjectId) -> dict | None:
+        return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=self.session)
 
     def embedding_of(self, oid: ObjectId) -> bytes | None:
         return (self.posts.find_one({"_id": oid}, projection={"embedding": 1}) or {}).get("embedding")
@@ -223,20 +280,6 @@ class PostRepository(Repository):
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         return {str(d["_id"]) for d in self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
 
-    def update_links(self, session: ClientSession, doc: dict) -> None:
-        """Keep what other posts show of this one (mergedInto / mergedPosts: its title and
-        moderation state) current."""
-        pid = str(doc["_id"])
-        shown = {"title": doc["title"], "moderationState": doc["moderationState"]}
-        if doc.get("mergedInto"):
-            self.posts.update_one(
-                {"_id": ObjectId(doc["mergedInto"]["id"]), "mergedPosts.id": pid},
-                {"$set": {f"mergedPosts.$.{k}": v for k, v in shown.items()}},
-                session=session,
-            )
-        for child in doc.get("mergedPosts", []):
-            self.posts.update_one({"_id": ObjectId(child["id"])}, {"$set": {f"mergedInto.{k}": v for k, v in shown.items()}}, session=session)
-
     def voted_ids(self, user: str, live: list[str], merged: list[ObjectId]) -> set[str]:
         """Which of these posts ``user``'s vote counts for (``live``: by id; ``merged``: posts
         merged since, shown as voted when the user voted on them before the merge)."""
@@ -252,26 +295,40 @@ class PostRepository(Repository):
     def insert_vote(self, **fields) -> Insert:
         return Insert(self.votes, new_document(Vote, id=ObjectId(), **fields))
 
-    def delete_vote(self, user: str, counts_for: str) -> Delete:
-        return Delete(self.votes, {"countsFor": counts_for, "userId": user})
+    def withdraw_vote(self, user: str, post_id: str, merged_ids: list[str]) -> list[Delete]:
+        """The user's vote counting for ``post_id`` (first: what it deleted says whether there
+        was one), and their votes kept aside on the posts merged into it: they no longer back
+        this idea."""
+        writes = [Delete(self.votes, {"countsFor": post_id, "userId": user})]
+        if merged_ids:
+            writes.append(Delete(self.votes, {"userId": user, "countsFor": {"$in": [_shadow(m) for m in merged_ids]}}, many=True))
+        return writes
 
-    def delete_votes(self, user: str, counts_for: list[str]) -> Delete:
-        return Delete(self.votes, {"userId": user, "countsFor": {"$in": counts_for}}, many=True)
-
-    def voters(self, session: ClientSession, counts_for: str, among: list[str] | None = None) -> list[str]:
+    def voters(self, counts_for: str, among: list[str] | None = None) -> list[str]:
         query: dict = {"countsFor": counts_for}
         if among is not None:
             query["userId"] = {"$in": among}
-        return [v["userId"] for v in self.votes.find(query, projection={"userId": 1}, session=session)]
+        return [v["userId"] for v in self.votes.find(query, projection={"userId": 1}, session=self.session)]
 
-    def move_votes(self, session: ClientSession, query: dict, counts_for: str) -> int:
-        """Make the matching votes count for ``counts_for``; how many moved."""
-        return self.votes.update_many(query, {"$set": {"countsFor": counts_for}}, session=session).modified_count
+    def merge_votes(self, post_id: str, into_id: str, counted: list[str]) -> list[Update]:
+        """A merge's votes: those of ``counted`` (voters who count on ``into_id`` already) kept
+        aside, then the rest of ``post_id``'s made to count for ``into_id`` (the last write:
+        what it matched is how many moved)."""
+        kept = [Update(self.votes, {"countsFor": post_id, "userId": {"$in": counted}}, {"$set": {"countsFor": _shadow(post_id)}},
+                       many=True)] if counted else []
+        return [*kept, Update(self.votes, {"countsFor": post_id}, {"$set": {"countsFor": into_id}}, many=True)]
+
+    def unmerge_votes(self, post: ObjectId, into_id: str) -> list[Update]:
+        """An unmerge's votes: those cast on ``post`` that count for ``into_id``, then those
+        kept aside, made to count for ``post`` again (what each matched: how many moved)."""
+        post_id = str(post)
+        return [Update(self.votes, {"postId": post, "countsFor": counts_for}, {"$set": {"countsFor": post_id}}, many=True)
+                for counts_for in (into_id, _shadow(post_id))]
 
     # -- revenue (posts.revenue) --------------------------------------------------------------
 
-    def member_view(self, session: ClientSession, slug: str, user: str) -> dict | None:
-        return self.member_views.find_one({"_id": f"{slug} {user}"}, session=session)
+    def member_view(self, slug: str, user: str) -> dict | None:
+        return self.member_views.find_one({"_id": f"{slug} {user}"}, session=self.session)
 
     def touch_member(self, slug: str, user: str) -> Update:
         """A write to the voter's companies document (made if missing), so a change of them
@@ -289,22 +346,22 @@ class PostRepository(Repository):
     def set_vote_companies(self, slug: str, user: str, companies: list[str]) -> Update:
         return Update(self.votes, {"workspace": slug, "userId": user}, {"$set": {"companies": companies}}, many=True)
 
-    def counted_posts_of(self, session: ClientSession, slug: str, user: str) -> list[str]:
-        """The posts the user's votes count for (not their shadowed votes on merged posts)."""
-        votes = self.votes.find({"workspace": slug, "userId": user}, projection={"countsFor": 1}, session=session)
-        return [v["countsFor"] for v in votes if not v["countsFor"].startswith("shadow:")]
+    def counted_posts_of(self, slug: str, user: str) -> list[str]:
+        """The posts the user's votes count for (not their votes kept aside on merged posts)."""
+        votes = self.votes.find({"workspace": slug, "userId": user}, projection={"countsFor": 1}, session=self.session)
+        return [v["countsFor"] for v in votes if not v["countsFor"].startswith(SHADOW)]
 
-    def counted_companies(self, session: ClientSession, post_id: str) -> list[list[str]]:
+    def counted_companies(self, post_id: str) -> list[list[str]]:
         """The companies of each vote counting for ``post_id``."""
-        votes = self.votes.find({"countsFor": post_id, "companies.0": {"$exists": True}}, projection={"companies": 1}, session=session)
+        votes = self.votes.find({"countsFor": post_id, "companies.0": {"$exists": True}}, projection={"companies": 1}, session=self.session)
         return [v["companies"] for v in votes]
 
-    def company_voters(self, session: ClientSession, post_id: str, companies: list[str]) -> dict[str, int]:
+    def company_voters(self, post_id: str, companies: list[str]) -> dict[str, int]:
         ids = [f"{post_id} {c}" for c in companies]
-        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"_id": {"$in": ids}}, session=session)}
+        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"_id": {"$in": ids}}, session=self.session)}
 
-    def post_companies(self, session: ClientSession, post_id: str) -> dict[str, int]:
-        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"postId": post_id}, session=session)}
+    def post_companies(self, post_id: str) -> dict[str, int]:
+        return {d["companyId"]: d["voters"] for d in self.post_companies_.find({"postId": post_id}, session=self.session)}
 
     def count_company(self, slug: str, post_id: str, company: str, step: int) -> Update:
         change = {"$inc": {"voters": step}, "$setOnInsert": {"workspace": slug, "postId": post_id, "companyId": company}}
@@ -319,9 +376,9 @@ class PostRepository(Repository):
         found = self.post_companies_.find({"workspace": slug, "companyId": company, "voters": {"$gt": 0}}, projection={"postId": 1})
         return [d["postId"] for d in found]
 
-    def spends(self, session: ClientSession, slug: str, companies: list[str]) -> dict[str, int]:
+    def spends(self, slug: str, companies: list[str]) -> dict[str, int]:
         ids = [f"{slug} {c}" for c in companies]
-        return {d["companyId"]: d.get("spendCents", 0) for d in self.company_views.find({"_id": {"$in": ids}}, session=session)}
+        return {d["companyId"]: d.get("spendCents", 0) for d in self.company_views.find({"_id": {"$in": ids}}, session=self.session)}
 
     def touch_company(self, slug: str, company: str, step: int) -> Update:
         """A company starts (1) or stops (-1) counting on a post: a write to its document (made
@@ -348,17 +405,17 @@ class PostRepository(Repository):
 
     def set_revenue(self, slug: str, post_id: str, cents: int, scored: dict) -> list[Write]:
         """A post's revenue, with its score (posts.scores.Scores.of) computed from it."""
-        return self.update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents, **scored}})
+        return self._update_post(slug, ObjectId(post_id), {"$set": {"revenueCents": cents, **scored}})
 
-    def posts_in(self, session: ClientSession | None, slug: str, post_ids: list[str]) -> dict[str, dict]:
+    def posts_in(self, slug: str, post_ids: list[str]) -> dict[str, dict]:
         """What a score is computed from, of these posts, by id."""
         query = {"_id": {"$in": [ObjectId(p) for p in post_ids]}, "workspace": slug}
-        return {str(d["_id"]): d for d in self.posts.find(query, projection=SCORED, session=session)}
+        return {str(d["_id"]): d for d in self.posts.find(query, projection=SCORED, session=self.session)}
 
     # -- triage (posts.triage) --------------------------------------------------------------
 
-    def triage_settings(self, slug: str, session: ClientSession | None = None) -> dict | None:
-        return self.triage.find_one({"_id": slug}, session=session)
+    def triage_settings(self, slug: str) -> dict | None:
+        return self.triage.find_one({"_id": slug}, session=self.session)
 
     def save_triage(self, slug: str, version: int, stored: dict) -> list[Write]:
         """The settings' new version, and a move of every change clock of the workspace: a post
@@ -390,13 +447,17 @@ class PostRepository(Repository):
         return list(self.suggestions.find({"workspace": slug, "state": state}, sort=[("createdAt", -1), ("_id", -1)],
                                           skip=offset, limit=limit))
 
-    def find_suggestion(self, slug: str, suggestion_id: str, session: ClientSession | None = None) -> dict | None:
-        return self.suggestions.find_one({"_id": suggestion_id, "workspace": slug}, session=session)
+    def find_suggestion(self, slug: str, suggestion_id: str) -> dict | None:
+        return self.suggestions.find_one({"_id": suggestion_id, "workspace": slug}, session=self.session)
 
     def decide(self, slug: str, suggestion_id: str, state: str, actor: dict | None) -> Update:
         """Close an open suggestion (the filter makes a second decision match nothing)."""
         return Update(self.suggestions, {"_id": suggestion_id, "workspace": slug, "state": "open"},
                       {"$set": {"state": state, "decidedBy": actor, "decidedAt": now()}})
+
+    def dismiss(self, slug: str, suggestion_id: str, actor: dict | None) -> bool:
+        """Dismiss an open suggestion, a write on its own; False when it was decided meanwhile."""
+        return self.decide(slug, suggestion_id, contract.DISMISSED, actor).apply(None) == 1
 
     def close_suggestions_of(self, slug: str, post_id: str, actor: dict | None) -> Update:
         """The open suggestions naming a post that was just merged: they no longer apply."""

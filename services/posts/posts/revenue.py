@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pymongo.client_session import ClientSession
-
 from common.claims import MEMBER_PREFIXES
 from common.db import Write
 from posts.repository import PostRepository
@@ -30,41 +28,42 @@ class Revenue:
 
     # -- votes ------------------------------------------------------------------------------
 
-    def voter(self, session: ClientSession, slug: str, user: str) -> tuple[list[str], list[Write]]:
-        """The voter's companies as this transaction reads them, and the write that makes a
-        concurrent change of them conflict with this transaction."""
+    def voter(self, tx: PostRepository, slug: str, user: str) -> tuple[list[str], list[Write]]:
+        """The voter's companies as the unit of work ``tx`` reads them, and the write that makes
+        a concurrent change of them conflict with it."""
         if not user.startswith(MEMBER_PREFIXES):
             return [], []
-        view = self.repo.member_view(session, slug, user)
-        return (view or {}).get("companies", []), [self.repo.touch_member(slug, user)]
+        view = tx.member_view(slug, user)
+        return (view or {}).get("companies", []), [tx.touch_member(slug, user)]
 
-    def count(self, session: ClientSession, slug: str, post_id: str, companies: list[str], step: int) -> tuple[int, list[Write]]:
+    def count(self, tx: PostRepository, slug: str, post_id: str, companies: list[str], step: int) -> tuple[int, list[Write]]:
         """A vote from members of ``companies`` starts (``step`` 1) or stops (-1) counting for
         ``post_id``: the change of its revenue in cents, and the writes that record it."""
         if not companies:
             return 0, []
-        voters = self.repo.company_voters(session, post_id, companies)
+        voters = tx.company_voters(post_id, companies)
         # A company adds or takes its spend when its first vote comes or its last one goes.
         edge = [c for c in companies if voters.get(c, 0) == (0 if step > 0 else 1)]
-        spends = self.repo.spends(session, slug, edge) if edge else {}
-        writes = [self.repo.count_company(slug, post_id, c, step) for c in companies]
-        writes += [self.repo.touch_company(slug, c, step) for c in edge]
+        spends = tx.spends(slug, edge) if edge else {}
+        writes = [tx.count_company(slug, post_id, c, step) for c in companies]
+        writes += [tx.touch_company(slug, c, step) for c in edge]
         return step * sum(spends.get(c, 0) for c in edge), writes
 
     # -- merges -----------------------------------------------------------------------------
 
-    def retally(self, session: ClientSession, slug: str, post_id: str) -> tuple[int, list[Write]]:
-        """Count ``post_id``'s companies again from the votes that count for it now (after a
-        merge or an unmerge moved some): its revenue in cents, and the writes that record it."""
-        tally = Counter(c for companies in self.repo.counted_companies(session, post_id) for c in companies)
-        before = self.repo.post_companies(session, post_id)
+    def retally(self, tx: PostRepository, slug: str, post_id: str) -> tuple[int, list[Write]]:
+        """Count ``post_id``'s companies again from the votes that count for it now, as the unit
+        of work ``tx`` reads them (after a merge or an unmerge moved some): its revenue in
+        cents, and the writes that record it."""
+        tally = Counter(c for companies in tx.counted_companies(post_id) for c in companies)
+        before = tx.post_companies(post_id)
         writes: list[Write] = []
         for company in set(tally) | set(before):
             if tally[company] != before.get(company, 0):
-                writes.append(self.repo.set_company_voters(slug, post_id, company, tally[company]))
+                writes.append(tx.set_company_voters(slug, post_id, company, tally[company]))
             if (tally[company] > 0) != (before.get(company, 0) > 0):
-                writes.append(self.repo.touch_company(slug, company, 1 if tally[company] else -1))
-        spends = self.repo.spends(session, slug, list(tally)) if tally else {}
+                writes.append(tx.touch_company(slug, company, 1 if tally[company] else -1))
+        spends = tx.spends(slug, list(tally)) if tally else {}
         return sum(spends.values()), writes
 
     # -- feedback.companies -----------------------------------------------------------------
@@ -84,33 +83,32 @@ class Revenue:
     def membership_changed(self, slug: str, user: str, companies: list[str]) -> None:
         """A user's companies are now ``companies``: each of their votes counts for them."""
 
-        def work(session):
-            view = self.repo.member_view(session, slug, user)
+        def work(tx: PostRepository) -> None:
+            view = tx.member_view(slug, user)
             before = (view or {}).get("companies", [])
             gone = [c for c in before if c not in companies]
             new = [c for c in companies if c not in before]
-            writes: list[Write] = [self.repo.set_member(slug, user, companies), self.repo.set_vote_companies(slug, user, companies)]
-            counted = self.repo.counted_posts_of(session, slug, user)
-            posts = self.repo.posts_in(session, slug, counted) if counted and (gone or new) else {}
+            tx.add(tx.set_member(slug, user, companies), tx.set_vote_companies(slug, user, companies))
+            counted = tx.counted_posts_of(slug, user)
+            posts = tx.posts_in(slug, counted) if counted and (gone or new) else {}
             for counts_for, post in posts.items():
-                taken, lost = self.count(session, slug, counts_for, gone, -1)
-                added, won = self.count(session, slug, counts_for, new, 1)
-                writes += [*lost, *won]
+                taken, lost = self.count(tx, slug, counts_for, gone, -1)
+                added, won = self.count(tx, slug, counts_for, new, 1)
+                tx.add(*lost, *won)
                 if taken + added:
                     post = {**post, "revenueCents": post.get("revenueCents", 0) + taken + added}
-                    writes += self.repo.set_revenue(slug, counts_for, post["revenueCents"], self.scores.of(session, slug, post))
-            self.repo.write(session, writes)
+                    tx.add(*tx.set_revenue(slug, counts_for, post["revenueCents"], self.scores.of(tx, slug, post)))
 
-        self.repo.transaction(work, hot_key=f"member {slug} {user}")
+        self.repo.unit_of_work(work, hot_key=f"member {slug} {user}")
 
     def _resum(self, slug: str, post_id: str) -> None:
-        def work(session):
-            post = self.repo.posts_in(session, slug, [post_id]).get(post_id)
+        def work(tx: PostRepository) -> None:
+            post = tx.posts_in(slug, [post_id]).get(post_id)
             if post is None:
                 return
-            counting = [c for c, n in self.repo.post_companies(session, post_id).items() if n > 0]
-            total = sum(self.repo.spends(session, slug, counting).values()) if counting else 0
-            scored = self.scores.of(session, slug, {**post, "revenueCents": total})
-            self.repo.write(session, self.repo.set_revenue(slug, post_id, total, scored))
+            counting = [c for c, n in tx.post_companies(post_id).items() if n > 0]
+            total = sum(tx.spends(slug, counting).values()) if counting else 0
+            scored = self.scores.of(tx, slug, {**post, "revenueCents": total})
+            tx.add(*tx.set_revenue(slug, post_id, total, scored))
 
-        self.repo.transaction(work, hot_key=post_id)
+        self.repo.unit_of_work(work, hot_key=post_id)

@@ -23,7 +23,6 @@ import logging
 
 from bson import ObjectId
 from cachetools import LRUCache
-from pymongo.client_session import ClientSession
 
 from posts.repository import PostRepository
 from posts.triage import Settings
@@ -38,9 +37,10 @@ class Scores:
         self.repo = repo
         self._versions: LRUCache = LRUCache(maxsize=10_000)  # (slug, version) -> Settings: a version never changes
 
-    def settings(self, slug: str, session: ClientSession | None = None) -> Settings:
-        """The workspace's settings now (a read: the fields' visibility must be current)."""
-        return self.compiled(slug, self.repo.triage_settings(slug, session))
+    def settings(self, slug: str, tx: PostRepository | None = None) -> Settings:
+        """The workspace's settings now (a read: the fields' visibility must be current), read
+        in the unit of work ``tx`` if given."""
+        return self.compiled(slug, (tx or self.repo).triage_settings(slug))
 
     def compiled(self, slug: str, doc: dict | None) -> Settings:
         """The settings of a stored document (compiled once per version)."""
@@ -50,7 +50,7 @@ class Scores:
             cached = self._versions[(slug, version)] = Settings.from_doc(doc)
         return cached
 
-    def _of_version(self, session: ClientSession, slug: str, version: int) -> Settings:
+    def _of_version(self, tx: PostRepository, slug: str, version: int) -> Settings:
         cached = self._versions.get((slug, version))
         if cached is not None:
             return cached
@@ -58,12 +58,12 @@ class Scores:
             return self.compiled(slug, None)
         # Not seen here yet: the current settings are this version or a later one, which
         # the post may follow as well (a rescore moves it there anyway).
-        return self.settings(slug, session)
+        return self.settings(slug, tx)
 
-    def of(self, session: ClientSession, slug: str, doc: dict) -> dict:
-        """The score fields to $set with a change of a post's votes or revenue (``doc``: the
-        post as it is after the change)."""
-        settings = self._of_version(session, slug, doc.get("scoreVersion", 0))
+    def of(self, tx: PostRepository, slug: str, doc: dict) -> dict:
+        """The score fields to store with a change of a post's votes or revenue (``doc``: the
+        post as it is after the change), in the unit of work ``tx``."""
+        settings = self._of_version(tx, slug, doc.get("scoreVersion", 0))
         return {"score": settings.formula.score(settings.values(doc)), "scoreVersion": settings.version}
 
     def rescore(self, slug: str) -> int:
@@ -86,21 +86,20 @@ class Scores:
         a write racing it conflicts with it and one of the two runs again."""
         changed = 0
         while docs:
-            def work(session):
-                settings = self.settings(slug, session)
+            def work(tx: PostRepository) -> tuple[int, list[ObjectId]]:
+                settings = self.settings(slug, tx)
                 planned = []
                 for doc in docs:
                     conformed = settings.conform(doc)
-                    update = {**conformed, **settings.derived({**doc, **conformed})}
-                    if any(doc.get(k) != v for k, v in update.items()):
-                        planned.append((doc["_id"], update, doc.get("changedAt")))
-                writes = [w for oid, update, stamp in planned
-                          for w in self.repo.update_post(slug, oid, {"$set": update}, expect={"changedAt": stamp})]
-                counts = self.repo.write(session, writes) if writes else []
-                missed = [oid for (oid, _, _), matched in zip(planned, counts[::2]) if not matched]
+                    values = {**conformed, **settings.derived({**doc, **conformed})}
+                    if any(doc.get(k) != v for k, v in values.items()):
+                        planned.append((doc["_id"], values, doc.get("changedAt")))
+                tx.add(*tx.conform_posts(slug, planned))
+                matched = tx.flush()[:len(planned)]
+                missed = [oid for (oid, _, _), found in zip(planned, matched) if not found]
                 return len(planned) - len(missed), missed
 
-            done, missed = self.repo.transaction(work)
+            done, missed = self.repo.unit_of_work(work)
             changed += done
-            docs = list(self.repo.posts_in(None, slug, [str(oid) for oid in missed]).values()) if missed else []
+            docs = list(self.repo.posts_in(slug, [str(oid) for oid in missed]).values()) if missed else []
         return changed

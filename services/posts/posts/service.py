@@ -3,7 +3,7 @@
 Every permission check of the service happens here, once, before the request body is
 validated (a caller without the right learns nothing from validation). Each method returns
 the response shape. Database commands are the repository's; a change others should hear of
-commits in one transaction with its outbox event.
+commits in one unit of work with its outbox event.
 
 Who may do what:
 - managers (and the operator) see and do everything in their workspace;
@@ -14,7 +14,7 @@ Who may do what:
 
 Votes: one per identity and post; ``countsFor`` names the post whose ``voteCount`` includes it
 (:class:`posts.models.Vote`). Merging A into B moves A's votes to B, except a voter who
-already counts on B, whose vote on A is kept aside (``shadow:<A>``) so nobody counts twice;
+already counts on B, whose vote on A is kept aside so nobody counts twice;
 unmerging moves exactly A's votes back. Merging a merged post, into a merged post, or a post
 others are merged into is 409; a post into itself 400.
 """
@@ -64,13 +64,8 @@ class ListQuery:
     fields: tuple[tuple[str, str], ...] = ()  # (key, value): select, multiselect and checkbox fields
 
 
-def shadow(post_id: str) -> str:
-    """``countsFor`` of a vote on a merged post whose voter already counts on the canonical post."""
-    return f"shadow:{post_id}"
-
-
 class NotVoted(Exception):
-    """Raised inside the transaction to undo the counter when there was no vote to withdraw."""
+    """Raised inside the unit of work to undo the counter when there was no vote to withdraw."""
 
 
 class PostService:
@@ -107,8 +102,10 @@ class PostService:
         ws = self.workspaces.ensure(slug, lambda s: s.board_by_slug(board_slug) is not None)
         return ws, ws.board_by_slug(board_slug)
 
-    def _visible(self, caller: auth.Caller, slug: str, post_id: str, session=None) -> dict:
-        doc = self.repo.find_post(slug, object_id(post_id, "post"), session)
+    def _visible(self, caller: auth.Caller, slug: str, post_id: str, tx: PostRepository | None = None) -> dict:
+        """The post, read in the unit of work ``tx`` if given; 404 when it does not exist or the
+        caller may not see it (the two are one answer: a hidden post is not shown to exist)."""
+        doc = (tx or self.repo).find_post(slug, object_id(post_id, "post"))
         if doc is None or not access.can_see(caller, slug, doc):
             raise NotFound(f"post '{post_id}' not found")
         return doc
@@ -122,11 +119,11 @@ class PostService:
         settings = self._triage_of(slug, docs)
         return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings) for d in docs]
 
-    def _triage_of(self, slug: str, docs: list[dict], session=None) -> triage.Settings:
+    def _triage_of(self, slug: str, docs: list[dict], tx: PostRepository | None = None) -> triage.Settings:
         """The settings that show these posts: read (current: which fields are internal) when
         one has tags or field values."""
         if any(d.get("tags") or d.get("fields") for d in docs):
-            return self.scores.settings(slug, session)
+            return self.scores.settings(slug, tx)
         return shapes.NO_TRIAGE
 
     # -- posts --------------------------------------------------------------------------------
@@ -143,11 +140,16 @@ class PostService:
         new = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
         actor = auth.actor(caller)
 
-        def make(settings_doc: dict | None):
-            doc = {**new, **self.scores.compiled(slug, settings_doc).derived(new)}
-            return doc, self.repo.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws), "actor": actor})
+        def work(tx: PostRepository) -> dict:
+            # The new post's score and facets follow the settings as this unit of work reads
+            # them (posts.scores). That read opens the transaction, so the writes go in one
+            # client bulkWrite after it (a bulkWrite that opens a transaction carries the
+            # transaction's readConcern, which the local stand-in refuses).
+            doc = {**new, **self.scores.compiled(slug, tx.triage_settings(slug)).derived(new)}
+            tx.add(*tx.insert_post(doc), tx.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws), "actor": actor}))
+            return doc
 
-        doc = self.repo.add_post(slug, make)
+        doc = self.repo.unit_of_work(work)
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
         return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
 
@@ -213,15 +215,15 @@ class PostService:
             change["eta"] = fields["eta"]
         if "owner" in fields:
             change["owner"] = self._owner(slug, fields["owner"])
-        vector = self._vector(change["title"]) if "title" in change else {}  # not inside the transaction
+        vector = self._vector(change["title"]) if "title" in change else {}  # not inside the unit of work
         actor = auth.actor(caller)
         triaged = {"tags", "fields", "owner"} & set(fields)  # what the score and the facets follow
 
-        def work(session):
-            before = self.repo.find_post(slug, oid, session)
+        def work(tx: PostRepository) -> dict:
+            before = tx.find_post(slug, oid)
             if before is None:
                 raise NotFound(f"post '{post_id}' not found")
-            settings = self.scores.settings(slug, session) if triaged else None
+            settings = self.scores.settings(slug, tx) if triaged else None
             if "tags" in fields:
                 change["tags"] = triage.check_tags(settings, fields["tags"])
             if "fields" in fields:
@@ -244,21 +246,20 @@ class PostService:
                 update.update(settings.derived({**before, **update}))
             after = {**before, **update}
             if {"title", "moderationState"} & set(changed):
-                self.repo.update_links(session, after)
-            shape = shapes.post_event(after, ws, settings or self._triage_of(slug, [after], session))
-            writes = self.repo.update_post(slug, oid, {"$set": update})
+                tx.add(*tx.relink(after))
+            shape = shapes.post_event(after, ws, settings or self._triage_of(slug, [after], tx))
+            tx.add(*tx.edit_post(before, update))
             others = sorted(set(changed) - {"statusSlug"})
             if others:
-                writes.append(self.repo.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others, "actor": actor}))
+                tx.add(tx.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others, "actor": actor}))
             if "statusSlug" in changed:
                 old = ws.status_shape(before["statusSlug"])
                 data = {"post": shape, "oldStatus": old, "newStatus": shape["status"], "actor": actor,
                         "notify": fields.get("notify", True)}
-                writes.append(self.repo.event(slug, contract.POST_STATUS_CHANGED, data))
-            self.repo.write(session, writes)
+                tx.add(tx.event(slug, contract.POST_STATUS_CHANGED, data))
             return after
 
-        doc = self.repo.transaction(work)
+        doc = self.repo.unit_of_work(work)
         return self._shape(caller, slug, ws, [doc])[0]
 
     def _owner(self, slug: str, user: str | None) -> dict | None:
@@ -445,28 +446,20 @@ class PostService:
         """Cast ``user``'s vote (with ``extra`` fields); ``(post, created)``."""
         oid = object_id(post_id, "post")
 
-        def work(session):
-            doc = self._votable(session, caller, slug, post_id)
-            companies, touched = self.revenue.voter(session, slug, user)
-            revenue, counted = self.revenue.count(session, slug, post_id, companies, 1)
-            doc["voteCount"] += 1
-            doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
-            scored = self.scores.of(session, slug, doc)
-            doc.update(scored)
+        def work(tx: PostRepository) -> dict:
+            doc = self._votable(tx, caller, slug, post_id)
+            companies, touched = self.revenue.voter(tx, slug, user)
+            revenue, counted = self.revenue.count(tx, slug, post_id, companies, 1)
+            doc, count = self._counted(tx, slug, doc, 1, revenue)
             event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
             # A second vote by the same identity hits the unique index and aborts the count too.
-            self.repo.write(session, [
-                self.repo.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, companies=companies,
-                                      createdAt=now(), **extra),
-                *touched,
-                *counted,
-                *self.repo.update_post(slug, oid, {"$inc": {"voteCount": 1, "revenueCents": revenue}, "$set": scored}),
-                self.repo.event(slug, contract.VOTE_CREATED, event),
-            ])
+            tx.add(tx.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, companies=companies,
+                                  createdAt=now(), **extra),
+                   *touched, *counted, *count, tx.event(slug, contract.VOTE_CREATED, event))
             return doc
 
         try:
-            return self.repo.transaction(work, hot_key=post_id), True
+            return self.repo.unit_of_work(work, hot_key=post_id), True
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
             return self._visible(caller, slug, post_id), False
@@ -474,41 +467,39 @@ class PostService:
     def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         """Withdraw the caller's vote for this post (and for the posts merged into it)."""
         ws = self._participant(caller, slug, "anonVote")
-        oid = object_id(post_id, "post")
         user = access.identity(caller)
 
-        def work(session):
-            doc = self._votable(session, caller, slug, post_id)
-            companies, touched = self.revenue.voter(session, slug, user)
+        def work(tx: PostRepository) -> dict:
+            doc = self._votable(tx, caller, slug, post_id)
+            companies, touched = self.revenue.voter(tx, slug, user)
             # Counted only if the vote is there: if not, the check below aborts all of it.
-            revenue, counted = self.revenue.count(session, slug, post_id, companies, -1)
-            doc["voteCount"] -= 1
-            doc["revenueCents"] = doc.get("revenueCents", 0) + revenue
-            scored = self.scores.of(session, slug, doc)
-            doc.update(scored)
-            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
-            writes = [self.repo.delete_vote(user, post_id)]
-            children = [shadow(m["id"]) for m in doc.get("mergedPosts", [])]
-            if children:
-                # The voter's uncounted votes on merged posts go too: they no longer back this idea.
-                writes.append(self.repo.delete_votes(user, children))
-            writes += [*touched, *counted,
-                       *self.repo.update_post(slug, oid, {"$inc": {"voteCount": -1, "revenueCents": revenue}, "$set": scored}),
-                       self.repo.event(slug, contract.VOTE_DELETED, event)]
-            if self.repo.write(session, writes)[0] != 1:
+            revenue, counted = self.revenue.count(tx, slug, post_id, companies, -1)
+            merged = [m["id"] for m in doc.get("mergedPosts", [])]
+            after, count = self._counted(tx, slug, doc, -1, revenue)
+            event = {"postId": post_id, "userId": user, "voteCount": after["voteCount"]}
+            tx.add(*tx.withdraw_vote(user, post_id, merged), *touched, *counted, *count,
+                   tx.event(slug, contract.VOTE_DELETED, event))
+            if tx.flush()[0] != 1:
                 raise NotVoted()  # aborts: the counter and the event are undone
-            return doc
+            return after
 
         try:
-            doc = self.repo.transaction(work, hot_key=post_id)
+            doc = self.repo.unit_of_work(work, hot_key=post_id)
         except NotVoted:
             doc = self._visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug), self._triage_of(slug, [doc]))
 
-    def _votable(self, session, caller: auth.Caller, slug: str, post_id: str) -> dict:
-        """The post as this transaction reads it; refuse (and so abort) when it is unknown,
+    def _counted(self, tx: PostRepository, slug: str, doc: dict, step: int, revenue: int) -> tuple[dict, list[Write]]:
+        """The post with one vote more (``step`` 1) or less (-1) and its revenue moved by
+        ``revenue`` cents, scored; and the writes that store it."""
+        after = {**doc, "voteCount": doc["voteCount"] + step, "revenueCents": doc.get("revenueCents", 0) + revenue}
+        scored = self.scores.of(tx, slug, after)
+        return {**after, **scored}, tx.count_vote(doc, step, revenue, scored)
+
+    def _votable(self, tx: PostRepository, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """The post as the unit of work reads it; refuse (and so abort) when it is unknown,
         invisible to the caller, or merged."""
-        doc = self._visible(caller, slug, post_id, session)
+        doc = self._visible(caller, slug, post_id, tx)
         if doc.get("mergedInto"):
             into = doc["mergedInto"]
             raise Conflict(f"post '{post_id}' is merged into '{into['id']}'; vote on that post instead")
@@ -544,23 +535,16 @@ class PostService:
             isPrivate=private,
             createdAt=now(),
         )
-        counter = "privateCommentCount" if private else "commentCount"
 
-        def work(session):
-            post = self._visible(caller, slug, post_id, session)
+        def work(tx: PostRepository) -> None:
+            post = self._visible(caller, slug, post_id, tx)
             event = {"comment": shapes.comment(doc), "post": {"id": post_id, "title": post["title"]}, "actor": auth.actor(caller)}
-            change: dict = {"$inc": {counter: 1}}
-            # Who spoke last in public (board statistics' stalled posts). A retried transaction
+            # Who spoke last in public (board statistics' stalled posts). A retried unit of work
             # may commit after a later comment did: that one stays the last.
-            if not private and (post.get("lastCommentAt") is None or post["lastCommentAt"] <= doc["createdAt"]):
-                change["$set"] = {"lastCommentAt": doc["createdAt"], "lastCommentByTeam": manager}
-            self.repo.write(session, [
-                self.repo.insert_comment(doc),
-                *self.repo.update_post(slug, oid, change),
-                self.repo.event(slug, contract.COMMENT_CREATED, event),
-            ])
+            last = not private and (post.get("lastCommentAt") is None or post["lastCommentAt"] <= doc["createdAt"])
+            tx.add(tx.insert_comment(doc), *tx.count_comment(post, doc, last), tx.event(slug, contract.COMMENT_CREATED, event))
 
-        self.repo.transaction(work, hot_key=post_id)
+        self.repo.unit_of_work(work, hot_key=post_id)
         return shapes.comment(doc)
 
     def comments(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
@@ -593,8 +577,9 @@ class PostService:
         into_id = check(body, schemas.MERGE)["intoPostId"]
         return self._merge(caller, slug, post_id, into_id)
 
-    def _merge(self, caller: auth.Caller, slug: str, post_id: str, into_id: str, before: list[Write] = ()) -> dict:
-        """Merge ``post_id`` into ``into_id``, with ``before`` (writes of the same transaction)."""
+    def _merge(self, caller: auth.Caller, slug: str, post_id: str, into_id: str, accepting: str | None = None) -> dict:
+        """Merge ``post_id`` into ``into_id``; ``accepting``: the suggestion this merge accepts,
+        decided in the same unit of work (409, and no merge, if it was decided meanwhile)."""
         ws = self.workspaces.get(slug)
         a_oid = object_id(post_id, "post")
         b_oid = object_id(into_id, "post")
@@ -603,51 +588,47 @@ class PostService:
         a_id, b_id = str(a_oid), str(b_oid)
         actor = auth.actor(caller)
 
-        def work(session):
-            a = self._existing(slug, a_oid, session)
-            b = self._existing(slug, b_oid, session)
+        def work(tx: PostRepository) -> dict:
+            a = self._existing(tx, slug, a_oid)
+            b = self._existing(tx, slug, b_oid)
             if a.get("mergedInto"):
                 raise Conflict(f"post '{a_id}' is already merged into '{a['mergedInto']['id']}'")
             if b.get("mergedInto"):
                 raise Conflict(f"post '{b_id}' is itself merged into '{b['mergedInto']['id']}'; merge into that post")
             if a.get("mergedPosts"):
                 raise Conflict(f"post '{a_id}' has posts merged into it; unmerge them first")
-            voters = self.repo.voters(session, a_id)
-            counted = sorted(self.repo.voters(session, b_id, among=voters)) if voters else []
-            if counted:
-                self.repo.move_votes(session, {"countsFor": a_id, "userId": {"$in": counted}}, shadow(a_id))
-            moved = self.repo.move_votes(session, {"countsFor": a_id}, b_id)
-            b_revenue, counted = self.revenue.retally(session, slug, b_id)
-            _, uncounted = self.revenue.retally(session, slug, a_id)  # no vote counts for a now
-            # a and b were read in this transaction's snapshot, so the documents after the change
-            # are computed here; a change to either since then makes the writes conflict and rerun.
-            stamp = now()
-            a_set = {"mergedInto": shapes.link(b), "listed": False, "revenueCents": 0, "updatedAt": stamp}
-            entry = shapes.link(a, voteCount=a.get("voteCount", 0))
-            a_set.update(self.scores.of(session, slug, {**a, **a_set}))
-            a = {**a, **a_set}
-            b = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry],
-                 "revenueCents": b_revenue, "updatedAt": stamp}
-            b_scored = self.scores.of(session, slug, b)
-            b.update(b_scored)
-            b_change = {"$inc": {"voteCount": moved}, "$push": {"mergedPosts": entry},
-                        "$set": {"revenueCents": b_revenue, "updatedAt": stamp, **b_scored}}
-            settings = self._triage_of(slug, [a, b], session)
-            data = {"post": shapes.post_event(a, ws, settings), "into": shapes.post_event(b, ws, settings), "actor": actor}
-            touched = self.repo.write(session, [
-                *before,
-                *counted,
-                *uncounted,
-                self.repo.close_suggestions_of(slug, a_id, actor),
-                *self.repo.update_post(slug, a_oid, {"$set": a_set}),
-                *self.repo.update_post(slug, b_oid, b_change),
-                self.repo.event(slug, contract.POST_MERGED, data),
-            ])
-            if 0 in touched[:len(before)]:
+            voters = tx.voters(a_id)
+            counted = sorted(tx.voters(b_id, among=voters)) if voters else []
+            if accepting is not None:
+                tx.add(tx.decide(slug, accepting, contract.ACCEPTED, actor))
+            # Written now: the companies are counted again from where the votes count after the move.
+            tx.add(*tx.merge_votes(a_id, b_id, counted))
+            touched = tx.flush()
+            if accepting is not None and touched[0] == 0:
                 raise Conflict("the suggestion was decided meanwhile")  # aborts the merge too
-            return a
+            moved = touched[-1]
+            b_revenue, b_tally = self.revenue.retally(tx, slug, b_id)
+            _, a_tally = self.revenue.retally(tx, slug, a_id)  # no vote counts for a now
+            # a and b were read in this unit of work's snapshot, so the documents after the
+            # change are computed here; a change to either since then makes the writes conflict
+            # and the work run again.
+            stamp = now()
+            into, entry = shapes.link(b), shapes.link(a, voteCount=a.get("voteCount", 0))
+            a_after = {**a, "mergedInto": into, "listed": False, "revenueCents": 0, "updatedAt": stamp}
+            a_scored = self.scores.of(tx, slug, a_after)
+            b_after = {**b, "voteCount": b.get("voteCount", 0) + moved, "mergedPosts": [*b.get("mergedPosts", []), entry],
+                       "revenueCents": b_revenue, "updatedAt": stamp}
+            b_scored = self.scores.of(tx, slug, b_after)
+            a_after, b_after = {**a_after, **a_scored}, {**b_after, **b_scored}
+            settings = self._triage_of(slug, [a_after, b_after], tx)
+            data = {"post": shapes.post_event(a_after, ws, settings), "into": shapes.post_event(b_after, ws, settings), "actor": actor}
+            tx.add(*b_tally, *a_tally, tx.close_suggestions_of(slug, a_id, actor),
+                   *tx.merge_post(a, into, a_scored, stamp),
+                   *tx.add_merged(b, entry, moved, b_revenue, b_scored, stamp),
+                   tx.event(slug, contract.POST_MERGED, data))
+            return a_after
 
-        doc = self.repo.transaction(work)
+        doc = self.repo.unit_of_work(work)
         return self._shape(caller, slug, ws, [doc])[0]
 
     def unmerge(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
@@ -656,38 +637,39 @@ class PostService:
         a_oid = object_id(post_id, "post")
         a_id = str(a_oid)
 
-        def work(session):
-            a = self._existing(slug, a_oid, session)
+        def work(tx: PostRepository) -> dict:
+            a = self._existing(tx, slug, a_oid)
             if not a.get("mergedInto"):
                 raise Conflict(f"post '{a_id}' is not merged")
             b_id = a["mergedInto"]["id"]
-            moved = self.repo.move_votes(session, {"postId": a_oid, "countsFor": b_id}, a_id)
-            kept = self.repo.move_votes(session, {"postId": a_oid, "countsFor": shadow(a_id)}, a_id)
-            a_revenue, writes = self.revenue.retally(session, slug, a_id)
+            # Written now: the companies are counted again from where the votes count after the move.
+            tx.add(*tx.unmerge_votes(a_oid, b_id))
+            moved, kept = tx.flush()
+            a_revenue, a_tally = self.revenue.retally(tx, slug, a_id)
+            tx.add(*a_tally)
             stamp = now()
-            a_set = {"mergedInto": None, "voteCount": moved + kept, "listed": a["moderationState"] == contract.APPROVED,
-                     "revenueCents": a_revenue, "updatedAt": stamp}
-            a_set.update(self.scores.of(session, slug, {**a, **a_set}))
-            a = {**a, **a_set}
-            writes += self.repo.update_post(slug, a_oid, {"$set": a_set})
-            b = self.repo.find_post(slug, ObjectId(b_id), session)
+            listed = a["moderationState"] == contract.APPROVED
+            a_after = {**a, "mergedInto": None, "voteCount": moved + kept, "listed": listed, "revenueCents": a_revenue,
+                       "updatedAt": stamp}
+            a_scored = self.scores.of(tx, slug, a_after)
+            a_after.update(a_scored)
+            tx.add(*tx.unmerge_post(a, moved + kept, listed, a_revenue, a_scored, stamp))
+            b = tx.find_post(slug, ObjectId(b_id))
+            b_after = None
             if b is not None:
-                b_revenue, counted = self.revenue.retally(session, slug, b_id)
-                b = {**b, "voteCount": b.get("voteCount", 0) - moved, "revenueCents": b_revenue, "updatedAt": stamp,
-                     "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
-                b_scored = self.scores.of(session, slug, b)
-                b.update(b_scored)
-                b_change = {"$inc": {"voteCount": -moved}, "$pull": {"mergedPosts": {"id": a_id}},
-                            "$set": {"revenueCents": b_revenue, "updatedAt": stamp, **b_scored}}
-                writes += [*counted, *self.repo.update_post(slug, b["_id"], b_change)]
-            settings = self._triage_of(slug, [a, b] if b else [a], session)
-            data = {"post": shapes.post_event(a, ws, settings), "from": shapes.post_event(b, ws, settings) if b else None,
-                    "actor": auth.actor(caller)}
-            writes.append(self.repo.event(slug, contract.POST_UNMERGED, data))
-            self.repo.write(session, writes)
-            return a
+                b_revenue, b_tally = self.revenue.retally(tx, slug, b_id)
+                b_after = {**b, "voteCount": b.get("voteCount", 0) - moved, "revenueCents": b_revenue, "updatedAt": stamp,
+                           "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
+                b_scored = self.scores.of(tx, slug, b_after)
+                b_after.update(b_scored)
+                tx.add(*b_tally, *tx.remove_merged(b, a_id, moved, b_revenue, b_scored, stamp))
+            settings = self._triage_of(slug, [a_after, b_after] if b_after else [a_after], tx)
+            data = {"post": shapes.post_event(a_after, ws, settings),
+                    "from": shapes.post_event(b_after, ws, settings) if b_after else None, "actor": auth.actor(caller)}
+            tx.add(tx.event(slug, contract.POST_UNMERGED, data))
+            return a_after
 
-        doc = self.repo.transaction(work)
+        doc = self.repo.unit_of_work(work)
         return self._shape(caller, slug, ws, [doc])[0]
 
     # -- triage settings ----------------------------------------------------------------------
@@ -705,17 +687,15 @@ class PostService:
         self.workspaces.get(slug)
         actor = auth.actor(caller)
 
-        def work(session):
-            current = self.repo.triage_settings(slug, session)
+        def work(tx: PostRepository) -> triage.Settings:
+            current = tx.triage_settings(slug)
             settings = triage.Settings(version=(current or {}).get("version", 0) + 1, tags=tuple(stored["tags"]),
                                        fields=tuple(stored["fields"]), formula_text=stored["scoreFormula"])
-            self.repo.write(session, [
-                *self.repo.save_triage(slug, settings.version, stored),
-                self.repo.event(slug, contract.TRIAGE_UPDATED, {"settings": settings.shown(True), "actor": actor}),
-            ])
+            tx.add(*tx.save_triage(slug, settings.version, stored),
+                   tx.event(slug, contract.TRIAGE_UPDATED, {"settings": settings.shown(True), "actor": actor}))
             return settings
 
-        return self.repo.transaction(work, hot_key=f"triage {slug}").shown(True)
+        return self.repo.unit_of_work(work, hot_key=f"triage {slug}").shown(True)
 
     # -- suggested duplicates -----------------------------------------------------------------
 
@@ -759,15 +739,14 @@ class PostService:
         them); the merged post, as the merge route returns it."""
         auth.require_manager(caller, slug)
         found = self._open_suggestion(slug, suggestion_id_)
-        decide = self.repo.decide(slug, found["_id"], contract.ACCEPTED, auth.actor(caller))
-        return self._merge(caller, slug, found["postId"], found["intoId"], before=[decide])
+        return self._merge(caller, slug, found["postId"], found["intoId"], accepting=found["_id"])
 
     def dismiss_suggestion(self, caller: auth.Caller, slug: str, suggestion_id_: str) -> dict:
         """Not duplicates: the pair is never suggested again."""
         auth.require_manager(caller, slug)
         ws = self.workspaces.get(slug)
         found = self._open_suggestion(slug, suggestion_id_)
-        if not self.repo.decide(slug, found["_id"], contract.DISMISSED, auth.actor(caller)).apply(None):
+        if not self.repo.dismiss(slug, found["_id"], auth.actor(caller)):
             raise Conflict(f"suggestion '{suggestion_id_}' was decided meanwhile")
         doc = self.repo.find_suggestion(slug, found["_id"])
         posts = self.repo.posts_by_id([ObjectId(doc["postId"]), ObjectId(doc["intoId"])])
@@ -781,8 +760,8 @@ class PostService:
             raise Conflict(f"suggestion '{suggestion_id_}' is {found['state']} already")
         return found
 
-    def _existing(self, slug: str, oid: ObjectId, session) -> dict:
-        doc = self.repo.find_post(slug, oid, session)
+    def _existing(self, tx: PostRepository, slug: str, oid: ObjectId) -> dict:
+        doc = tx.find_post(slug, oid)
         if doc is None:
             raise NotFound(f"post '{oid}' not found")
         return doc

@@ -1,6 +1,6 @@
-"""The posts repository (posts.repository): a change and its event commit together or not at
-all, with and without the server's client bulkWrite; each post write moves its post's change
-clock and stamps the post; updates that expect values; catch-ups by stamp; the page cursors of
+"""The posts repository (posts.repository): a unit of work's change and its event commit
+together or not at all, with and without the server's client bulkWrite; each post write moves
+its post's change clock and stamps the post; updates that expect values; catch-ups by stamp; the page cursors of
 the ``mongo`` read engine; and lookups scoped to their workspace. In process, against the real
 local database."""
 
@@ -46,32 +46,36 @@ def test_a_post_its_event_and_its_clock_commit_together_or_not_at_all(context, s
     doc = new_post(slug, "b1", "Atomic", "", "open", manager(slug))
     ws = context.workspaces.get(slug)
     created = {"post": shapes.post_event(doc, ws), "actor": auth.actor(manager(slug))}
-    repo.add_post(slug, lambda _settings: (doc, repo.event(slug, contract.POST_CREATED, created)))
+
+    def add_post(tx):
+        tx.triage_settings(slug)  # a unit of work reads before it writes, as creating a post does
+        tx.add(*tx.insert_post(doc), tx.event(slug, contract.POST_CREATED, created))
+
+    repo.unit_of_work(add_post)
     clocks, events = repo.clocks(slug), repo.outbox.collection.count_documents({"key": slug})
     assert sum(clocks.values()) == 1 and events == 1
 
     with pytest.raises(DuplicateKeyError):  # the same post again: its insert fails...
-        repo.add_post(slug, lambda _settings: (doc, repo.event(slug, contract.POST_CREATED, created)))
+        repo.unit_of_work(add_post)
     # ...and the clock's move and the event, written in the same transaction, are undone with it.
     assert repo.clocks(slug) == clocks
     assert repo.outbox.collection.count_documents({"key": slug}) == events
 
 
-def test_writes_of_one_transaction_report_what_each_touched(context, slug, repo):
+def test_writes_of_one_unit_of_work_report_what_each_touched(context, slug, repo):
     oid = create(context, slug, "Counted")
     voter = f"sso:{ObjectId()}"
 
-    def work(session):
-        assert repo.find_post(slug, oid, session) is not None  # a transaction reads before it writes
-        return repo.write(session, [
-            repo.insert_vote(workspace=slug, postId=oid, userId=voter, countsFor=str(oid), createdAt=now()),
-            *repo.update_post(slug, oid, {"$inc": {"voteCount": 1}}),
-            repo.update_post(slug, ObjectId(), {"$inc": {"voteCount": 1}})[0],  # no such post
-            repo.delete_vote(voter, str(oid)),
-        ])
+    def work(tx):
+        post = tx.find_post(slug, oid)  # a unit of work reads before it writes
+        tx.add(tx.insert_vote(workspace=slug, postId=oid, userId=voter, countsFor=str(oid), createdAt=now()),
+               *tx.count_vote(post, 1, 0, {}),
+               tx.count_vote({**post, "_id": ObjectId()}, 1, 0, {})[0],  # no such post
+               *tx.withdraw_vote(voter, str(oid), []))
+        return tx.flush()
 
     # An insert counts 0; an update the documents it matched; a delete those it deleted.
-    assert repo.transaction(work) == [0, 1, 1, 0, 1]
+    assert repo.unit_of_work(work) == [0, 1, 1, 0, 1]
     assert stored(context, oid)["voteCount"] == 1
 
 
@@ -91,13 +95,22 @@ def test_each_post_write_moves_its_posts_clock_of_its_workspace_only(context, sl
 
 
 def test_an_update_that_expects_values_changes_nothing_once_they_changed(context, slug, repo):
+    """A rescore's write of a post applies only while the post is as the rescore read it."""
     oid = create(context, slug, "Original")
     stamp = stored(context, oid)["changedAt"]
 
-    assert repo.write(None, repo.update_post(slug, oid, {"$set": {"title": "Lost"}}, expect={"title": "Edited meanwhile"}))[0] == 0
-    assert stored(context, oid)["title"] == "Original"
-    assert repo.write(None, repo.update_post(slug, oid, {"$set": {"title": "Kept"}}, expect={"title": "Original"}))[0] == 1
-    assert stored(context, oid)["title"] == "Kept"
+    def conform(score: float, as_read: int) -> int:
+        def work(tx):
+            tx.find_post(slug, oid)  # a unit of work reads before it writes
+            tx.add(*tx.conform_posts(slug, [(oid, {"score": score}, as_read)]))
+            return tx.flush()[0]
+
+        return repo.unit_of_work(work)
+
+    assert conform(41.0, stamp - 1) == 0, "changed since it was read"
+    assert stored(context, oid)["score"] != 41.0
+    assert conform(42.0, stamp) == 1
+    assert stored(context, oid)["score"] == 42.0
     assert stored(context, oid)["changedAt"] > stamp, "stamped for the query indexes"
 
 
@@ -127,11 +140,11 @@ def test_a_page_cursor_shows_what_its_caller_may_see_in_sort_order(context, repo
     merged = create(context, slug, "Night mode", board="board-1")
     service = context.service
     for voter in (user(slug), user(slug)):
-        service.vote(voter, slug, str(p2))
-    service.vote(user(slug), slug, str(p3))
+        context.service.vote(voter, slug, str(p2))
+    context.service.vote(user(slug), slug, str(p3))
     service.update(manager(slug), slug, str(p3), {"statusSlug": "planned"})
     service.update(manager(slug), slug, str(spam), {"moderationState": "spam"})
-    service.merge(manager(slug), slug, str(merged), {"intoPostId": str(p2)})
+    context.service.merge(manager(slug), slug, str(merged), {"intoPostId": str(p2)})
     everyone, managers = Filters(), Filters(manager=True)
 
     assert ids(repo.page_cursor(slug, everyone, "newest", 0, 20)) == [p3, p2, p1]
