@@ -1,5 +1,13 @@
-"""Who a caller is to the posts service, and what a post shows to whom (pure functions the
-service layer's checks are built from; the checks themselves are in ``posts.service``).
+"""Who a caller is to the posts service and what a post shows to whom: the pure rules, and
+:class:`Access`, the checks every concept of the service makes with them before anything else
+(a caller without the right learns nothing from the body's validation).
+
+Who may do what:
+- managers (and the operator) see and do everything in their workspace;
+- everyone else sees approved posts, and the posts they wrote in any moderation state;
+- anonymous callers may submit, vote and comment only where the workspace's
+  ``anonSubmit``/``anonVote``/``anonComment`` allow it (401 otherwise); SSO users may always;
+- private comments are written and read by managers only.
 
 An anonymous identity is the gateway's ``anon:<hash>``; an SSO user's is their user id.
 """
@@ -7,7 +15,16 @@ An anonymous identity is the gateway's ``anon:<hash>``; an SSO user's is their u
 from __future__ import annotations
 
 from common import auth
+from common.errors import NotFound, Unauthorized
+from common.ids import object_id
+from posts import shapes, triage
+from posts.config import PostsConfig
 from posts.contract import APPROVED
+from posts.readmodel import Snapshot, Workspaces
+from posts.repository import PostRepository
+from posts.scores import Scores
+
+ACTIONS = {"anonSubmit": "submit posts", "anonVote": "vote", "anonComment": "comment"}
 
 
 def identity(caller: auth.Caller) -> str:
@@ -44,3 +61,52 @@ def can_see(caller: auth.Caller, slug: str, post: dict) -> bool:
         or is_manager(caller, slug)
         or post.get("authorId") == identity(caller)
     )
+
+
+class Access:
+    """The caller's view of posts: whether they may take part in a workspace, which post they
+    may see, and posts as they see them."""
+
+    def __init__(self, repo: PostRepository, workspaces: Workspaces, config: PostsConfig, scores: Scores):
+        self.repo = repo
+        self.workspaces = workspaces
+        self.config = config
+        self.scores = scores
+
+    def participant(self, caller: auth.Caller, slug: str, flag: str) -> Snapshot:
+        """The workspace, after checking that ``caller`` may submit, vote or comment (``flag``)."""
+        if caller.kind != auth.ANONYMOUS:
+            return self.workspaces.get(slug)
+        # The flag as the owner stated it moments ago: one turned on or off just now counts,
+        # whether or not its event has reached the read model.
+        snapshot = self.workspaces.confirmed(slug, self.config.permission_max_age)
+        if not snapshot.flags.get(flag, False):
+            raise Unauthorized(
+                f"this workspace does not let anonymous visitors {ACTIONS[flag]}: "
+                "sign in (X-Feedback-User) or use a manager API key"
+            )
+        return snapshot
+
+    def visible(self, caller: auth.Caller, slug: str, post_id: str, tx: PostRepository | None = None) -> dict:
+        """The post, read in the unit of work ``tx`` if given; 404 when it does not exist or the
+        caller may not see it (the two are one answer: a hidden post is not shown to exist)."""
+        doc = (tx or self.repo).find_post(slug, object_id(post_id, "post"))
+        if doc is None or not can_see(caller, slug, doc):
+            raise NotFound(f"post '{post_id}' not found")
+        return doc
+
+    def shape(self, caller: auth.Caller, slug: str, ws: Snapshot, docs: list[dict]) -> list[dict]:
+        """Posts as ``caller`` sees them: ``voted`` from one query, private comments counted for managers."""
+        live = [str(d["_id"]) for d in docs if not d.get("mergedInto")]
+        merged = [d["_id"] for d in docs if d.get("mergedInto")]
+        voted = self.repo.voted_ids(identity(caller), live, merged) if docs else set()
+        manager = is_manager(caller, slug)
+        settings = self.triage_of(slug, docs)
+        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings) for d in docs]
+
+    def triage_of(self, slug: str, docs: list[dict], tx: PostRepository | None = None) -> triage.Settings:
+        """The settings that show these posts: read (current: which fields are internal) when
+        one has tags or field values."""
+        if any(d.get("tags") or d.get("fields") for d in docs):
+            return self.scores.settings(slug, tx)
+        return shapes.NO_TRIAGE

@@ -16,7 +16,7 @@ def handlers(context) -> dict:
             context.workspaces.apply(event["data"])
         # changelog.published and any future types are not ours to keep.
 
-    revenue = context.service.revenue
+    revenue = context.revenue
 
     def on_companies_event(event: dict) -> None:
         slug, data = event["workspace"], event["data"]
@@ -28,14 +28,12 @@ def handlers(context) -> dict:
         elif event["type"] == "membership.changed":
             revenue.membership_changed(slug, data["userId"], data["companies"])
 
-    service = context.service
-
     def on_posts_event(event: dict) -> None:
         slug = event["workspace"]
         if event["type"] == POST_CREATED:
-            service.suggest_duplicates(slug, event["data"]["post"]["id"])
+            context.merges.suggest_duplicates(slug, event["data"]["post"]["id"])
         elif event["type"] == TRIAGE_UPDATED:
-            service.scores.rescore(slug)
+            context.scores.rescore(slug)
 
     return {
         WORKSPACES_TOPIC: only(WORKSPACE_SNAPSHOTS, on_workspace_event),

@@ -15,9 +15,19 @@ from common.plugins import Budget, Route, ServiceContext, ServiceSpec, hookimpl
 from posts import contract
 
 if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from common.person_directory import PersonDirectory
+    from posts.access import Access
+    from posts.board import Board
     from posts.config import PostsConfig
+    from posts.embeddings import LazyEmbedder
+    from posts.merges import Merges
+    from posts.reads import Reads
     from posts.readmodel import Workspaces
+    from posts.repository import PostRepository
+    from posts.revenue import Revenue
+    from posts.scores import Scores
     from posts.service import PostService
+    from posts.votes import Votes
 
 R = "posts.resources:"
 TRIAGE_SAVES = Budget("triage-saves", quota=6, window=60)
@@ -50,21 +60,31 @@ INTERNAL_ROUTES = [
 
 @dataclass(kw_only=True)
 class Context(ServiceContext):
+    """The service's concepts, one object each (docs/services/posts.md, "Code map"), over one
+    repository: the resources call the one a route is about."""
+
     config: PostsConfig
     workspaces: Workspaces  # the in-memory read model
-    service: PostService
+    reads: Reads  # reads of many posts (POSTS_READ_ENGINE)
+    scores: Scores
+    revenue: Revenue
+    access: Access  # the caller's view of a post
+    service: PostService  # posts, comments, triage settings
+    votes: Votes
+    merges: Merges  # and suggested duplicates
+    board: Board  # lists, search, roadmap, statistics; sibling services' lookups
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
-        self.service.reads.start()
+        self.reads.start()
         threading.Thread(target=self.service.warm_up, name="model-warm-up", daemon=True).start()
-        threading.Thread(target=self.service.backfill_last_comments, name="last-comments-backfill", daemon=True).start()
+        threading.Thread(target=self.board.backfill_last_comments, name="last-comments-backfill", daemon=True).start()
 
     def readiness(self) -> dict[str, Callable[[], None]]:
         return {"query-indexes": self._indexes_warm}
 
     def _indexes_warm(self) -> None:
-        if not self.service.reads.ready():
+        if not self.reads.ready():
             raise RuntimeError("warming up")  # reported as "unreachable: RuntimeError"
 
 
@@ -77,16 +97,39 @@ def create_context(settings: Settings) -> Context:
     from posts.models import ALIAS
     from posts.readmodel import Workspaces
     from posts.repository import PostRepository
-    from posts.service import PostService
 
     config = load_config()
-    store = Store(settings, ALIAS)
-    repo = PostRepository(store)
+    repo = PostRepository(Store(settings, ALIAS))
     client = InternalClient(settings, timeout=5)
     workspaces = Workspaces(repo, client, config)
-    service = PostService(repo, workspaces, config, LazyEmbedder() if config.semantic_search else None,
-                          people=PersonDirectory(client))
-    return Context(settings=settings, store=store, config=config, workspaces=workspaces, service=service)
+    return wire(settings, repo, workspaces, config, LazyEmbedder() if config.semantic_search else None, PersonDirectory(client))
+
+
+def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, config: PostsConfig,
+         embedder: LazyEmbedder | None = None, people: PersonDirectory | None = None) -> Context:
+    """The service's concepts over ``repo``: an API process's, or another one's over the same
+    database (``embedder`` None: semantic search off; ``people`` None: no people service)."""
+    from posts.access import Access
+    from posts.board import Board
+    from posts.merges import Merges
+    from posts.reads import open_reads
+    from posts.revenue import Revenue
+    from posts.scores import Scores
+    from posts.service import PostService
+    from posts.votes import Votes
+
+    reads = open_reads(repo, config)
+    scores = Scores(repo)
+    revenue = Revenue(repo, scores)
+    access = Access(repo, workspaces, config, scores)
+    return Context(
+        settings=settings, store=repo.store, config=config, workspaces=workspaces, reads=reads, scores=scores,
+        revenue=revenue, access=access,
+        service=PostService(repo, access, workspaces, scores, config, embedder, people),
+        votes=Votes(repo, access, workspaces, revenue, scores, people),
+        merges=Merges(repo, access, workspaces, revenue, scores, reads, config),
+        board=Board(repo, access, workspaces, scores, reads, config, embedder),
+    )
 
 
 @hookimpl

@@ -122,6 +122,11 @@ class Workspaces:
             return snapshot
         return self.refresh(slug) or snapshot
 
+    def board(self, slug: str, board_slug: str) -> tuple[Snapshot, dict | None]:
+        """The workspace and its board ``board_slug`` (asking the owner once if it is new to us)."""
+        ws = self.ensure(slug, lambda s: s.board_by_slug(board_slug) is not None)
+        return ws, ws.board_by_slug(board_slug)
+
     def confirmed(self, slug: str, max_age: float) -> Snapshot:
         """The snapshot as the owner stated it at most ``max_age`` seconds ago: what a
         permission that may have been revoked is checked against, whether or not its event

@@ -1,7 +1,8 @@
 """Falcon resources of the posts service, one class per URI template: HTTP only.
 
-Each reads the path, query and body, calls the service (which checks who may, then what),
-and sets the status and media it returns.
+Each reads the path, query and body, calls the concept its route is about (posts.plugin's
+Context: the service, votes, merges, the board), which checks who may, then what, and sets
+the status and media it returns.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import falcon
 from common.errors import BadRequest
 from common.validation import OFFSET, media, page_params, param
 from posts import schemas
-from posts.service import ListQuery
+from posts.board import ListQuery
 
 FIELD_PREFIX = "field."
 
@@ -19,6 +20,9 @@ FIELD_PREFIX = "field."
 class Resource:
     def __init__(self, context):
         self.service = context.service
+        self.votes = context.votes
+        self.merges = context.merges
+        self.board = context.board
 
 
 class PostList(Resource):
@@ -36,7 +40,7 @@ class PostList(Resource):
             fields=tuple((name[len(FIELD_PREFIX):], param(req, name, schemas.FIELD_FILTER))
                          for name in sorted(req.params) if name.startswith(FIELD_PREFIX)),
         )
-        resp.media = self.service.list(req.context.caller, slug, query)
+        resp.media = self.board.list(req.context.caller, slug, query)
 
     def on_post(self, req, resp, slug):
         resp.status = falcon.HTTP_201
@@ -71,24 +75,24 @@ class SuggestionList(Resource):
     def on_get(self, req, resp, slug):
         limit, offset = page_params(req, schemas.SUGGESTIONS_LIMIT)
         state = param(req, "state", schemas.SUGGESTION_STATE)
-        resp.media = self.service.suggestions(req.context.caller, slug, state, limit, offset)
+        resp.media = self.merges.suggestions(req.context.caller, slug, state, limit, offset)
 
 
 class SuggestionAccept(Resource):
     def on_post(self, req, resp, slug, suggestionId):
-        resp.media = self.service.accept_suggestion(req.context.caller, slug, suggestionId)
+        resp.media = self.merges.accept_suggestion(req.context.caller, slug, suggestionId)
 
 
 class SuggestionDismiss(Resource):
     def on_post(self, req, resp, slug, suggestionId):
-        resp.media = self.service.dismiss_suggestion(req.context.caller, slug, suggestionId)
+        resp.media = self.merges.dismiss_suggestion(req.context.caller, slug, suggestionId)
 
 
 class PostSearch(Resource):
     def on_get(self, req, resp, slug):
         q = param(req, "q", schemas.SEARCH_QUERY, required=True)
         board = param(req, "board", schemas.BOARD_FILTER) or None
-        resp.media = self.service.search(req.context.caller, slug, q, board, param(req, "limit", schemas.SEARCH_LIMIT))
+        resp.media = self.board.search(req.context.caller, slug, q, board, param(req, "limit", schemas.SEARCH_LIMIT))
 
 
 class PostStats(Resource):
@@ -96,7 +100,7 @@ class PostStats(Resource):
         stalled_days = param(req, "stalledDays", schemas.STALLED_DAYS)
         top = param(req, "top", schemas.STATS_TOP)
         board = param(req, "board", schemas.BOARD_FILTER) or None
-        resp.media = self.service.stats(req.context.caller, slug, board, stalled_days, top)
+        resp.media = self.board.stats(req.context.caller, slug, board, stalled_days, top)
 
 
 class PostItem(Resource):
@@ -109,22 +113,22 @@ class PostItem(Resource):
 
 class Merge(Resource):
     def on_post(self, req, resp, slug, postId):
-        resp.media = self.service.merge(req.context.caller, slug, postId, media(req))
+        resp.media = self.merges.merge(req.context.caller, slug, postId, media(req))
 
 
 class Unmerge(Resource):
     def on_post(self, req, resp, slug, postId):
-        resp.media = self.service.unmerge(req.context.caller, slug, postId)
+        resp.media = self.merges.unmerge(req.context.caller, slug, postId)
 
 
 class Vote(Resource):
     def on_post(self, req, resp, slug, postId):
-        post, created = self.service.vote(req.context.caller, slug, postId)
+        post, created = self.votes.vote(req.context.caller, slug, postId)
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
         resp.media = post
 
     def on_delete(self, req, resp, slug, postId):
-        resp.media = self.service.unvote(req.context.caller, slug, postId)
+        resp.media = self.votes.unvote(req.context.caller, slug, postId)
 
 
 class VoteList(Resource):
@@ -133,10 +137,10 @@ class VoteList(Resource):
 
     def on_get(self, req, resp, slug, postId):
         limit, offset = page_params(req, schemas.VOTES_LIMIT)
-        resp.media = self.service.votes(req.context.caller, slug, postId, limit, offset)
+        resp.media = self.votes.votes(req.context.caller, slug, postId, limit, offset)
 
     def on_post(self, req, resp, slug, postId):
-        resp.media, created = self.service.vote_for(req.context.caller, slug, postId, media(req))
+        resp.media, created = self.votes.vote_for(req.context.caller, slug, postId, media(req))
         resp.status = falcon.HTTP_201 if created else falcon.HTTP_200
 
 
@@ -154,7 +158,7 @@ class Roadmap(Resource):
     def on_get(self, req, resp, slug):
         limit = param(req, "limit", schemas.ROADMAP_LIMIT)
         board = param(req, "board", schemas.BOARD_FILTER) or None
-        resp.media = self.service.roadmap(req.context.caller, slug, board, limit)
+        resp.media = self.board.roadmap(req.context.caller, slug, board, limit)
 
 
 # -- internal (not routed by the gateway) -------------------------------------------------
@@ -164,11 +168,11 @@ class Voters(Resource):
     """POST /internal/posts/voters: the posts and their signed-in voters, for the notifications service."""
 
     def on_post(self, req, resp):
-        resp.media = self.service.voters(media(req))
+        resp.media = self.board.voters(media(req))
 
 
 class Lookup(Resource):
     """POST /internal/posts/lookup: the workspaces service checks changelog postIds."""
 
     def on_post(self, req, resp):
-        resp.media = self.service.lookup(media(req))
+        resp.media = self.board.lookup(media(req))

@@ -21,7 +21,7 @@ def context(service_context):
     # In process, a workspace's query index is built by the read that misses it, so what a
     # service-layer test reads comes from the engine it configures; the background builds,
     # and the reads answered meanwhile, have tests of their own (test_reads.py).
-    context.service.reads.cache.background = False
+    context.reads.cache.background = False
     return context
 
 

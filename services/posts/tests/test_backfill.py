@@ -9,7 +9,7 @@ import threading
 from bson import ObjectId
 
 from posts import backfill, embeddings
-from posts.service import PostService
+from posts.plugin import Context, wire
 from testkit import wait_for
 
 from .helpers import manager
@@ -22,9 +22,9 @@ def create(service, slug, title) -> ObjectId:
     return ObjectId(service.create(manager(slug), slug, {"boardSlug": "features", "title": title, "content": ""})["id"])
 
 
-def lexical(context) -> PostService:
+def lexical(context) -> Context:
     """The service as it runs with semantic search off: its posts get no title vector."""
-    return PostService(context.service.repo, context.workspaces, context.config, embedder=None)
+    return wire(context.settings, context.service.repo, context.workspaces, context.config, embedder=None)
 
 
 def stored(context, oid: ObjectId) -> dict:
@@ -43,7 +43,7 @@ def test_a_vector_of_another_model_is_stale_and_replaced(context, slug):
     before = stored(context, current)
     # As if the first vector had been made by a model the service no longer runs.
     context.store.db.posts.update_one({"_id": stale}, {"$set": {"embeddingModel": "an-older-model", "embedding": b"\0" * 768}})
-    missing = create(lexical(context), slug, TITLES[2])
+    missing = create(lexical(context).service, slug, TITLES[2])
     remaining = worker.remaining()
     assert remaining >= 2
 
@@ -57,9 +57,9 @@ def test_a_vector_of_another_model_is_stale_and_replaced(context, slug):
 def test_batches_walk_the_posts_in_id_order_and_skip_those_with_a_vector(context, slug):
     worker = backfill.Backfill(context.service.repo, context.service.embedder)
     start = ObjectId()  # before every post of this test: the other tests' posts are not in its batches
-    without = [create(lexical(context), slug, title) for title in TITLES[:3]]
+    without = [create(lexical(context).service, slug, title) for title in TITLES[:3]]
     embedded = create(context.service, slug, "Dark mode")
-    without += [create(lexical(context), slug, title) for title in TITLES[3:]]
+    without += [create(lexical(context).service, slug, title) for title in TITLES[3:]]
 
     assert worker.batch(start, 2) == (2, without[1])
     assert not has_title_vector(context, without[2])
@@ -78,9 +78,9 @@ def test_the_worker_embeds_what_is_missing_then_waits_for_more(context, slug):
     thread = threading.Thread(target=backfill.run, args=(worker_context, stop), daemon=True)
     thread.start()
     try:
-        first = [create(lexical(context), slug, title) for title in TITLES[:3]]
+        first = [create(lexical(context).service, slug, title) for title in TITLES[:3]]
         wait_for(lambda: all(has_title_vector(context, oid) for oid in first), what="the first posts embedded")
-        later = create(lexical(context), slug, TITLES[3])  # written while the worker idles
+        later = create(lexical(context).service, slug, TITLES[3])  # written while the worker idles
         wait_for(lambda: has_title_vector(context, later), what="a post written later embedded")
     finally:
         stop.set()
@@ -89,8 +89,8 @@ def test_the_worker_embeds_what_is_missing_then_waits_for_more(context, slug):
 
 
 def test_with_semantic_search_off_the_worker_has_nothing_to_do(context, slug):
-    missing = create(lexical(context), slug, TITLES[0])
-    off = dataclasses.replace(context, service=lexical(context))
+    missing = create(lexical(context).service, slug, TITLES[0])
+    off = lexical(context)
     thread = threading.Thread(target=backfill.run, args=(off, threading.Event()), daemon=True)  # never stopped
     thread.start()
     thread.join(timeout=30)
@@ -102,8 +102,8 @@ def test_while_idle_the_worker_asks_only_whether_a_post_has_no_vector_at_all(con
     """The idle check is one index lookup (every post without a vector has embeddingModel
     null); the count of posts without a vector of the current model runs at start only."""
     worker = backfill.Backfill(context.service.repo, context.service.embedder)
-    context.service.backfill_last_comments()  # its marker, in the posts collection, is no post
-    create(lexical(context), slug, TITLES[4])
+    context.board.backfill_last_comments()  # its marker, in the posts collection, is no post
+    create(lexical(context).service, slug, TITLES[4])
     assert context.service.repo.any_without_any_vector()
     backfill.backfill(worker, worker.remaining(), 64, threading.Event())
     assert context.service.repo.last_comments_backfilled()

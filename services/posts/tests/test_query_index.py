@@ -9,7 +9,8 @@ import pytest
 from bson import ObjectId
 
 from posts import contract
-from posts.service import ListQuery, PostService
+from posts.board import ListQuery
+from posts.plugin import wire
 
 from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, user
 
@@ -30,9 +31,9 @@ def seeded_slug(context):
         pid, action = rng.choice(ids), rng.random()
         try:
             if action < 0.55:
-                service.vote(rng.choice(voters), slug, pid)
+                context.votes.vote(rng.choice(voters), slug, pid)
             elif action < 0.65:
-                service.unvote(rng.choice(voters), slug, pid)
+                context.votes.unvote(rng.choice(voters), slug, pid)
             elif action < 0.75:
                 service.update(manager(slug), slug, pid, {"statusSlug": rng.choice(STATUSES)})
             elif action < 0.83:
@@ -40,9 +41,9 @@ def seeded_slug(context):
             elif action < 0.88:
                 service.comment(rng.choice(voters), slug, pid, {"content": "me too"})
             elif action < 0.95:
-                service.merge(manager(slug), slug, pid, {"intoPostId": rng.choice(ids)})
+                context.merges.merge(manager(slug), slug, pid, {"intoPostId": rng.choice(ids)})
             else:
-                service.unmerge(manager(slug), slug, pid)
+                context.merges.unmerge(manager(slug), slug, pid)
         except Exception as ex:  # refused moves (merging a merged post, voting on one) are part of the game
             assert getattr(ex, "status", "")[:1] == "4", ex
     return slug
@@ -77,19 +78,19 @@ CASES = [
 @pytest.mark.parametrize("as_manager", [False, True], ids=["public", "manager"])
 def test_every_sort_and_filter_answers_as_the_database(context, seeded_slug, as_manager):
     # A second service over the same database: another API process, with an index of its own.
-    other = PostService(context.service.repo, context.workspaces, context.service.config)
+    other = wire(context.settings, context.service.repo, context.workspaces, context.config).board
     caller = manager(seeded_slug) if as_manager else user(seeded_slug)
     for query in CASES + [ListQuery(moderation=m) for m in contract.MODERATION_STATES if as_manager]:
         if query.sort in contract.TEAM_SORTS and not as_manager:
             continue  # refused to others (test_revenue.py)
         expected = straightforward(context, seeded_slug, query, as_manager)
-        for service in (context.service, other):
-            got = [p["id"] for p in service.list(caller, seeded_slug, query)["items"]]
+        for board in (context.board, other):
+            got = [p["id"] for p in board.list(caller, seeded_slug, query)["items"]]
             assert got == expected, query
 
 
 def test_the_roadmap_answers_as_the_database(context, seeded_slug):
-    columns = context.service.roadmap(user(seeded_slug), seeded_slug, None, 5)["columns"]
+    columns = context.board.roadmap(user(seeded_slug), seeded_slug, None, 5)["columns"]
     for column in columns:
         status = column["status"]["slug"]
         expected = context.store.db.posts.find(
@@ -100,13 +101,13 @@ def test_the_roadmap_answers_as_the_database(context, seeded_slug):
 
 def test_a_write_through_one_process_is_read_at_once_through_another(context, seeded_slug):
     """Read your writes on any API process: the next read checks the change clocks."""
-    other = PostService(context.service.repo, context.workspaces, context.service.config)
+    other = wire(context.settings, context.service.repo, context.workspaces, context.config).board
     other.list(user(seeded_slug), seeded_slug, ListQuery(sort="top"))  # the other process has built its index
     created = context.service.create(manager(seeded_slug), seeded_slug, {"boardSlug": "board-0", "title": "Brand new", "content": "x"})
     assert other.list(user(seeded_slug), seeded_slug, ListQuery(sort="newest", limit=1))["items"][0]["id"] == created["id"]
     voters = [user(seeded_slug) for _ in range(40)]
     for voter in voters:
-        context.service.vote(voter, seeded_slug, created["id"])
+        context.votes.vote(voter, seeded_slug, created["id"])
     top = other.list(user(seeded_slug), seeded_slug, ListQuery(sort="top", limit=1))["items"][0]
     assert (top["id"], top["voteCount"]) == (created["id"], 40)
     assert other.search(user(seeded_slug), seeded_slug, "Brand new", None, 5)["items"][0]["id"] == created["id"]
@@ -119,12 +120,12 @@ def test_a_rare_filter_on_a_deep_order_is_answered_from_its_sets(context, seeded
     context.service.update(manager(seeded_slug), seeded_slug, rare["id"], {"statusSlug": "complete"})
     from posts.reads import index as query_index
 
-    index = context.service.reads.cache.fresh(seeded_slug)
+    index = context.reads.cache.fresh(seeded_slug)
     saved = query_index.WALK_MIN, query_index.WALK_PER_ITEM
     query_index.WALK_MIN, query_index.WALK_PER_ITEM = 3, 1  # force the sparse path
     try:
         query = ListQuery(sort="oldest", board="board-2", status="complete", limit=100)
-        got = [p["id"] for p in context.service.list(user(seeded_slug), seeded_slug, query)["items"]]
+        got = [p["id"] for p in context.board.list(user(seeded_slug), seeded_slug, query)["items"]]
         assert got == straightforward(context, seeded_slug, query, False) and rare["id"] in got
     finally:
         query_index.WALK_MIN, query_index.WALK_PER_ITEM = saved

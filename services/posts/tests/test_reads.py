@@ -17,7 +17,7 @@ from posts.reads.cache import IndexCache
 from posts.reads.engines import MemoryReads, MongoReads
 from posts.reads.index import WorkspaceIndex
 from posts.repository import clock_ids
-from posts.service import PostService
+from posts.plugin import wire
 
 from .helpers import BOARDS, STATUSES, WORDS, manager, new_workspace, shapes_of_lists, user
 
@@ -114,30 +114,30 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
                 title = " ".join(rng.sample(WORDS, 2)) + f" idea {step}"
                 ids.append(service.create(manager(slug), slug, {"boardSlug": rng.choice(BOARDS)["slug"], "title": title, "content": "x"})["id"])
             elif move == "vote":
-                service.vote(rng.choice(voters), slug, pid)
+                context.votes.vote(rng.choice(voters), slug, pid)
             elif move == "unvote":
-                service.unvote(rng.choice(voters), slug, pid)
+                context.votes.unvote(rng.choice(voters), slug, pid)
             elif move == "comment":
                 service.comment(rng.choice(voters), slug, pid, {"content": "me too"})
             elif move == "moderate":
                 service.update(manager(slug), slug, pid, {"moderationState": rng.choice(contract.MODERATION_STATES)})
             elif move == "merge":
-                service.merge(manager(slug), slug, pid, {"intoPostId": rng.choice(ids)})
+                context.merges.merge(manager(slug), slug, pid, {"intoPostId": rng.choice(ids)})
                 merged.append(pid)
             elif move == "unmerge":
-                service.unmerge(manager(slug), slug, pid)
+                context.merges.unmerge(manager(slug), slug, pid)
                 merged.remove(pid)
             elif move == "spend":  # as the consumer applies feedback.companies (posts.consumers)
-                service.revenue.company_updated(slug, rng.choice(companies), rng.randrange(0, 100_000))
+                context.revenue.company_updated(slug, rng.choice(companies), rng.randrange(0, 100_000))
             elif move == "membership":
-                service.revenue.membership_changed(slug, rng.choice(voters).user_id, rng.sample(companies, rng.randrange(0, 3)))
+                context.revenue.membership_changed(slug, rng.choice(voters).user_id, rng.sample(companies, rng.randrange(0, 3)))
             elif move == "triage":
                 service.update(manager(slug), slug, pid, {"tags": rng.sample(["bug", "ux", "api"], rng.randrange(0, 3)), "fields": {
                     "platform": rng.sample(["ios", "web"], rng.randrange(0, 3)) or None, "blocker": rng.choice([True, False, None]),
                     "impact": rng.choice([None, 1, 2, 3])}})
             elif move == "settings":  # then the rescore the consumer runs on triage.updated (posts.consumers)
                 service.save_triage(manager(slug), slug, rng.choice(TRIAGE))
-                service.scores.rescore(slug)
+                context.scores.rescore(slug)
             elif move == "status":
                 service.update(manager(slug), slug, pid, {"statusSlug": rng.choice(STATUSES)})
             else:
@@ -165,7 +165,7 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
 def test_clocks_live_in_a_collection_of_their_own(context):
     slug = new_workspace(context, "clk")
     post = context.service.create(manager(slug), slug, {"boardSlug": "board-0", "title": "Clocked", "content": "x"})
-    context.service.vote(user(slug), slug, post["id"])
+    context.votes.vote(user(slug), slug, post["id"])
     assert context.store.db.posts.count_documents({"_id": {"$in": clock_ids(slug)}}) == 0
     assert context.store.db.post_clocks.count_documents({"_id": {"$in": clock_ids(slug)}}) > 0
     assert sum(context.service.repo.clocks(slug).values()) == 2  # the create and the vote
@@ -331,8 +331,8 @@ def test_an_engine_is_chosen_by_configuration(context):
     from dataclasses import replace
 
     for name, kind in (("memory", MemoryReads), ("mongo", MongoReads)):
-        service = PostService(context.service.repo, context.workspaces, replace(context.config, read_engine=name))
-        assert type(service.reads) is kind
+        configured = replace(context.config, read_engine=name)
+        assert type(wire(context.settings, context.service.repo, context.workspaces, configured).reads) is kind
 
 
 @pytest.mark.parametrize("raw", ["sqlite", "0", "-5"])

@@ -85,7 +85,7 @@ def test_each_post_write_moves_its_posts_clock_of_its_workspace_only(context, sl
     before = repo.clocks(slug)
     assert set(before) <= set(clock_ids(slug))
 
-    context.service.vote(user(slug), slug, str(oid))
+    context.votes.vote(user(slug), slug, str(oid))
     after = repo.clocks(slug)
     moved = {c for c in set(before) | set(after) if after.get(c, 0) != before.get(c, 0)}
     assert moved == {the_clock_of(slug, oid)} and after[the_clock_of(slug, oid)] == before[the_clock_of(slug, oid)] + 1
@@ -140,11 +140,11 @@ def test_a_page_cursor_shows_what_its_caller_may_see_in_sort_order(context, repo
     merged = create(context, slug, "Night mode", board="board-1")
     service = context.service
     for voter in (user(slug), user(slug)):
-        context.service.vote(voter, slug, str(p2))
-    context.service.vote(user(slug), slug, str(p3))
+        context.votes.vote(voter, slug, str(p2))
+    context.votes.vote(user(slug), slug, str(p3))
     service.update(manager(slug), slug, str(p3), {"statusSlug": "planned"})
     service.update(manager(slug), slug, str(spam), {"moderationState": "spam"})
-    context.service.merge(manager(slug), slug, str(merged), {"intoPostId": str(p2)})
+    context.merges.merge(manager(slug), slug, str(merged), {"intoPostId": str(p2)})
     everyone, managers = Filters(), Filters(manager=True)
 
     assert ids(repo.page_cursor(slug, everyone, "newest", 0, 20)) == [p3, p2, p1]

@@ -24,7 +24,7 @@ def stored(context, slug: str) -> list[dict]:
 def test_posts_created_and_voted_on_while_the_formula_changes_end_on_the_new_one(context, slug):
     service = context.service
     service.save_triage(manager(slug), slug, settings_body("votes * impact"))
-    service.scores.rescore(slug)
+    context.scores.rescore(slug)
     seed = [service.create(manager(slug), slug, {"boardSlug": "features", "title": f"Seed {i}", "content": ""})["id"] for i in range(5)]
     errors: list[Exception] = []
     stop = threading.Event()
@@ -37,8 +37,8 @@ def test_posts_created_and_voted_on_while_the_formula_changes_end_on_the_new_one
             while not stop.is_set():
                 i += 1
                 created = service.create(manager(slug), slug, {"boardSlug": "features", "title": f"Race {n}-{i}", "content": ""})
-                service.vote(user(slug), slug, created["id"])
-                service.vote(user(slug), slug, seed[i % len(seed)])
+                context.votes.vote(user(slug), slug, created["id"])
+                context.votes.vote(user(slug), slug, seed[i % len(seed)])
                 with lock:
                     rounds[0] += 1
         except Exception as ex:  # noqa: BLE001 - reported below
@@ -54,13 +54,13 @@ def test_posts_created_and_voted_on_while_the_formula_changes_end_on_the_new_one
     for formula in ("votes * impact + 100", "votes - impact", "impact * 7 + votes * 2"):
         writes_go_on()
         service.save_triage(manager(slug), slug, settings_body(formula))
-        service.scores.rescore(slug)  # as the consumer does on triage.updated
+        context.scores.rescore(slug)  # as the consumer does on triage.updated
     writes_go_on()
     stop.set()
     for t in threads:
         t.join()
     assert not errors, errors
-    final = service.scores.settings(slug)
+    final = context.scores.settings(slug)
     assert final.formula.text == "impact * 7 + votes * 2"
     posts = stored(context, slug)
     assert len(posts) >= 5 + 12
@@ -76,9 +76,9 @@ def test_a_rescore_drops_what_narrower_settings_no_longer_allow(context, slug):
     service.update(manager(slug), slug, post["id"], {"tags": ["bug", "ux"], "fields": {"impact": 3, "area": "ui"}})
     narrower = [{**FIELDS[0], "max": 2}, {**FIELDS[1], "options": ["api"]}]
     service.save_triage(manager(slug), slug, settings_body("votes + impact", narrower, tags=("ux",)))
-    assert service.scores.rescore(slug) == 1
+    assert context.scores.rescore(slug) == 1
     doc = stored(context, slug)[0]
     assert doc["tags"] == ["ux"] and doc["fields"] == {} and doc["facets"] == ["tag:ux"]
     assert doc["score"] == 1.0  # no votes, impact back to its minimum
-    assert service.scores.rescore(slug) == 0  # nothing left to change
+    assert context.scores.rescore(slug) == 0  # nothing left to change
     assert Settings.from_doc(context.store.db.triage_settings.find_one({"_id": slug})).version == 2

@@ -8,7 +8,7 @@ from bson import ObjectId
 
 from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
-from posts.service import ListQuery
+from posts.board import ListQuery
 
 from .helpers import OPERATOR, PERSON_ID, manager, person, user
 
@@ -32,11 +32,11 @@ def test_only_managers_change_merge_and_see_unapproved(context, slug):
     with pytest.raises(Forbidden):
         context.service.update(someone, slug, a, {"statusSlug": "planned"})
     with pytest.raises(Forbidden):
-        context.service.merge(someone, slug, a, {"intoPostId": b})
+        context.merges.merge(someone, slug, a, {"intoPostId": b})
     with pytest.raises(Forbidden):
-        context.service.unmerge(someone, slug, a)
+        context.merges.unmerge(someone, slug, a)
     with pytest.raises(Forbidden):
-        context.service.list(someone, slug, ListQuery(moderation="pending"))
+        context.board.list(someone, slug, ListQuery(moderation="pending"))
     with pytest.raises(Unauthorized):
         context.service.update(ANONYMOUS, slug, a, {})
 
@@ -48,9 +48,9 @@ def test_hidden_posts_are_visible_to_their_author_and_managers_only(context, slu
     assert context.service.get(author, slug, hidden)["moderationState"] == "spam"
     with pytest.raises(NotFound):
         context.service.get(user(slug), slug, hidden)
-    listed = [p["id"] for p in context.service.list(user(slug), slug, ListQuery())["items"]]
+    listed = [p["id"] for p in context.board.list(user(slug), slug, ListQuery())["items"]]
     assert hidden not in listed
-    managed = [p["id"] for p in context.service.list(manager(slug), slug, ListQuery(moderation="spam"))["items"]]
+    managed = [p["id"] for p in context.board.list(manager(slug), slug, ListQuery(moderation="spam"))["items"]]
     assert managed == [hidden]
 
 
@@ -70,13 +70,13 @@ def test_merge_moves_votes_without_counting_anyone_twice_and_unmerge_restores(co
     a, b = post(context, slug, "A")["id"], post(context, slug, "B")["id"]
     both, only_a, only_b = user(slug), user(slug), user(slug)
     for voter, target in ((both, a), (both, b), (only_a, a), (only_b, b)):
-        context.service.vote(voter, slug, target)
-    merged = context.service.merge(manager(slug), slug, a, {"intoPostId": b})
+        context.votes.vote(voter, slug, target)
+    merged = context.merges.merge(manager(slug), slug, a, {"intoPostId": b})
     assert merged["mergedInto"]["id"] == b
     assert context.service.get(manager(slug), slug, b)["voteCount"] == 3  # both, only_a, only_b
     with pytest.raises(Conflict):
-        context.service.vote(user(slug), slug, a)
-    context.service.unmerge(manager(slug), slug, a)
+        context.votes.vote(user(slug), slug, a)
+    context.merges.unmerge(manager(slug), slug, a)
     assert context.service.get(manager(slug), slug, a)["voteCount"] == 2
     assert context.service.get(manager(slug), slug, b)["voteCount"] == 2
 
@@ -90,12 +90,12 @@ def test_votes_without_client_bulk_write(context, slug):
         pid = post(context, slug)["id"]
         voters = [user(slug) for _ in range(3)]
         for voter in voters:
-            shaped, created = context.service.vote(voter, slug, pid)
+            shaped, created = context.votes.vote(voter, slug, pid)
             assert created and shaped["voted"] is True
-        shaped, created = context.service.vote(voters[0], slug, pid)
+        shaped, created = context.votes.vote(voters[0], slug, pid)
         assert not created and shaped["voteCount"] == 3
-        assert context.service.unvote(voters[1], slug, pid)["voteCount"] == 2
-        assert context.service.unvote(voters[1], slug, pid)["voteCount"] == 2  # not voted any more
+        assert context.votes.unvote(voters[1], slug, pid)["voteCount"] == 2
+        assert context.votes.unvote(voters[1], slug, pid)["voteCount"] == 2  # not voted any more
         context.service.comment(voters[0], slug, pid, {"content": "One command per write"})
         assert context.service.get(manager(slug), slug, pid)["commentCount"] == 1
         assert store.bulk_supported is False
@@ -106,7 +106,7 @@ def test_votes_without_client_bulk_write(context, slug):
 def test_anonymous_writes_follow_the_owner_within_the_bound(context, slug, monkeypatch):
     """The flag as the owner last stated it: turned on, anonymous posts are taken; turned off,
     refused, once the last word is older than permission_max_age (0 here: at once)."""
-    monkeypatch.setattr(context.service, "config", dataclasses.replace(context.service.config, permission_max_age=0.0))
+    monkeypatch.setattr(context.access, "config", dataclasses.replace(context.config, permission_max_age=0.0))
     snapshot = context.workspaces.get(slug)
 
     def anon_submit(on: bool, version: int):
@@ -140,8 +140,8 @@ def test_every_change_names_who_made_it(context, slug, who):
     context.service.update(caller, slug, a, {"title": "A2", "statusSlug": "planned"})
     context.service.update(caller, slug, a, {"moderationState": "spam"})  # moderation is a post.updated
     context.service.comment(caller, slug, a, {"content": "On it"})
-    context.service.merge(caller, slug, a, {"intoPostId": b})
-    context.service.unmerge(caller, slug, a)
+    context.merges.merge(caller, slug, a, {"intoPostId": b})
+    context.merges.unmerge(caller, slug, a)
     events = outbox(context, slug)
     assert [t for t, _ in events] == ["post.created", "post.created", "post.updated", "post.status_changed", "post.updated",
                                       "comment.created", "post.merged", "post.unmerged"]
@@ -152,7 +152,7 @@ def test_every_change_names_who_made_it(context, slug, who):
 
 
 def test_an_end_users_changes_name_them_and_an_anonymous_visitors_nobody(context, slug, monkeypatch):
-    monkeypatch.setattr(context.service, "config", dataclasses.replace(context.service.config, permission_max_age=0.0))
+    monkeypatch.setattr(context.access, "config", dataclasses.replace(context.config, permission_max_age=0.0))
     snapshot = context.workspaces.get(slug)
     context.workspaces.apply({"slug": slug, "name": "Unit", "version": snapshot.version + 1, "boards": list(snapshot.boards),
                               "statuses": list(snapshot.statuses), "defaultStatus": "open", "anonComment": True})

@@ -8,7 +8,7 @@ import pytest
 
 from posts import backfill, embeddings, similarity
 from posts.reads.index import Vectors
-from posts.service import PostService
+from posts.plugin import wire
 
 from .helpers import manager
 
@@ -103,17 +103,17 @@ def test_built_vectors_hold_their_posts_rows_and_grow_from_there():
 def test_search_finds_a_paraphrase_that_shares_no_word(context, slug):
     for title in [DARK, *OTHERS]:
         create(context.service, slug, title)
-    found = context.service.search(manager(slug), slug, DARK_PARAPHRASE, None, 5)
+    found = context.board.search(manager(slug), slug, DARK_PARAPHRASE, None, 5)
     assert titles(found)[0] == DARK
     assert all(0.0 <= item["similarity"] <= 1.0 for item in found["items"])
 
 
 def test_with_the_model_off_search_is_lexical(context, slug):
-    lexical = PostService(context.service.repo, context.workspaces, context.config, embedder=None)
+    lexical = wire(context.settings, context.service.repo, context.workspaces, context.config, embedder=None)
     for title in [DARK, *OTHERS]:
-        create(lexical, slug, title)
-    assert DARK not in titles(lexical.search(manager(slug), slug, DARK_PARAPHRASE, None, 5))
-    assert titles(lexical.search(manager(slug), slug, "dark theme please", None, 5))[0] == DARK
+        create(lexical.service, slug, title)
+    assert DARK not in titles(lexical.board.search(manager(slug), slug, DARK_PARAPHRASE, None, 5))
+    assert titles(lexical.board.search(manager(slug), slug, "dark theme please", None, 5))[0] == DARK
     # Posts written with the model off have no vector; the backfill gives them one.
     assert backfill.Backfill(context.service.repo, context.service.embedder).remaining() >= len(OTHERS) + 1
 
@@ -122,13 +122,13 @@ def test_a_title_edit_moves_its_vector(context, slug):
     post = create(context.service, slug, "Export all posts to a CSV file")
     create(context.service, slug, "Keyboard shortcuts for the editor")
     context.service.update(manager(slug), slug, post["id"], {"title": DARK})
-    assert titles(context.service.search(manager(slug), slug, DARK_PARAPHRASE, None, 1)) == [DARK]
+    assert titles(context.board.search(manager(slug), slug, DARK_PARAPHRASE, None, 1)) == [DARK]
 
 
 def test_the_backfill_embeds_every_post_and_resumes_where_it_was_stopped(context, slug):
-    lexical = PostService(context.service.repo, context.workspaces, context.config, embedder=None)
+    lexical = wire(context.settings, context.service.repo, context.workspaces, context.config, embedder=None)
     for title in [DARK, *OTHERS] * 3:
-        create(lexical, slug, title)
+        create(lexical.service, slug, title)
     service = context.service
     worker = backfill.Backfill(service.repo, service.embedder)
     stop = threading.Event()
@@ -147,12 +147,12 @@ def test_the_backfill_embeds_every_post_and_resumes_where_it_was_stopped(context
     assert left > 0
     assert backfill.backfill(worker, left, 4, threading.Event()) == left
     assert worker.remaining() == 0
-    assert titles(service.search(manager(slug), slug, DARK_PARAPHRASE, None, 1)) == [DARK]
+    assert titles(context.board.search(manager(slug), slug, DARK_PARAPHRASE, None, 1)) == [DARK]
 
 
 def test_the_backfill_keeps_the_vector_of_a_title_edited_meanwhile(context, slug):
-    lexical = PostService(context.service.repo, context.workspaces, context.config, embedder=None)
-    post = create(lexical, slug, "Export all posts to a CSV file")
+    lexical = wire(context.settings, context.service.repo, context.workspaces, context.config, embedder=None)
+    post = create(lexical.service, slug, "Export all posts to a CSV file")
     repo = context.service.repo
     [stale] = [p for p in repo.without_vector(embeddings.MODEL, backfill.FIRST, 10_000) if str(p["_id"]) == post["id"]]
     context.service.update(manager(slug), slug, post["id"], {"title": DARK})  # embeds the new title

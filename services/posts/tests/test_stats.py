@@ -163,7 +163,7 @@ def new_post(context, slug: str, title: str) -> str:
 
 def stalled_ids(context, slug: str) -> list[str]:
     time.sleep(0.002)  # past the last comment's millisecond: stalledDays=0 means "before now"
-    return ids(context.service.stats(manager(slug), slug, None, 0, 5)["stalled"])
+    return ids(context.board.stats(manager(slug), slug, None, 0, 5)["stalled"])
 
 
 def test_a_comment_committed_late_does_not_replace_a_later_one(context, slug):
@@ -199,7 +199,7 @@ def test_posts_written_before_get_their_last_comment_from_the_backfill(context, 
     context.service.comment(user(slug), slug, fresh, {"content": "a reply"})
 
     repo.posts.delete_one({"_id": LAST_COMMENTS_BACKFILLED})
-    context.service.backfill_last_comments()
+    context.board.backfill_last_comments()
     assert repo.last_comments_backfilled()
     assert stalled_ids(context, slug) == [waiting, noted, fresh]
     context.service.comment(manager(slug), slug, waiting, {"content": "answered"})

@@ -180,13 +180,13 @@ def test_a_suggested_duplicate_is_accepted_as_a_merge_and_one_is_dismissed(board
 def test_a_dismissed_pair_is_never_suggested_again_whichever_post_is_compared(context, slug):
     """In process: the comparison the consumer runs, run again (a redelivered event, the other
     post's event handled late)."""
-    service, team = context.service, manager(slug)
-    older = service.create(team, slug, {"boardSlug": "features", "title": "Export reports to CSV files", "content": ""})
-    newer = service.create(team, slug, {"boardSlug": "features", "title": "Export reports as CSV", "content": ""})
-    assert service.suggest_duplicates(slug, older["id"]) == 1  # handled late: the newer post is the one to fold in
-    queue = service.suggestions(team, slug, "open", 10, 0)["items"]
+    merges, team = context.merges, manager(slug)
+    older = context.service.create(team, slug, {"boardSlug": "features", "title": "Export reports to CSV files", "content": ""})
+    newer = context.service.create(team, slug, {"boardSlug": "features", "title": "Export reports as CSV", "content": ""})
+    assert merges.suggest_duplicates(slug, older["id"]) == 1  # handled late: the newer post is the one to fold in
+    queue = merges.suggestions(team, slug, "open", 10, 0)["items"]
     assert [(s["post"]["id"], s["into"]["id"]) for s in queue] == [(newer["id"], older["id"])]
-    service.dismiss_suggestion(team, slug, queue[0]["id"])
-    assert service.suggest_duplicates(slug, newer["id"]) == 0
-    assert service.suggest_duplicates(slug, older["id"]) == 0
-    assert service.suggestions(team, slug, "open", 10, 0)["items"] == []
+    merges.dismiss_suggestion(team, slug, queue[0]["id"])
+    assert merges.suggest_duplicates(slug, newer["id"]) == 0
+    assert merges.suggest_duplicates(slug, older["id"]) == 0
+    assert merges.suggestions(team, slug, "open", 10, 0)["items"] == []

@@ -3,7 +3,8 @@
 :class:`Reads` is every read of many posts the service makes: a page of a list, the roadmap's
 columns, the candidates of a similarity search, and the documents of chosen posts. Each
 answer is fresh: it reflects every write committed before the call, whichever API process
-made it. ``PostService`` keeps the rules and calls this interface; the engine is chosen by
+made it. The concepts that read many posts (``posts.board``; ``posts.merges``, comparing a
+new post) keep the rules and call this interface; the engine is chosen by
 ``POSTS_READ_ENGINE``:
 
 - ``mongo`` (``posts.reads.engines.MongoReads``): plain queries on the compound indexes of

@@ -1,0 +1,164 @@
+"""Votes: casting one (the caller's own, or someone's on their behalf), withdrawing it, and the
+team's list of the votes that count for a post.
+
+One vote per identity and post; ``countsFor`` names the post whose ``voteCount`` includes it
+(:class:`posts.models.Vote`): the post itself, or the post it is merged into (posts.merges). A
+vote commits in one unit of work with the post's counters, its revenue (posts.revenue) and
+score (posts.scores) and the outbox event; a post's votes queue in this process (``hot_key``)
+instead of conflicting.
+"""
+
+from __future__ import annotations
+
+from pymongo.errors import DuplicateKeyError
+
+from common import auth
+from common.db import Write
+from common.errors import BadRequest, Conflict, Forbidden, Unauthorized
+from common.ids import now, object_id
+from common.person_directory import PersonDirectory
+from common.validation import check
+from posts import access, contract, schemas, shapes
+from posts.access import Access
+from posts.readmodel import Workspaces
+from posts.repository import PostRepository
+from posts.revenue import Revenue
+from posts.scores import Scores
+
+
+class NotVoted(Exception):
+    """Raised inside the unit of work to undo the counter when there was no vote to withdraw."""
+
+
+class Votes:
+    def __init__(self, repo: PostRepository, access: Access, workspaces: Workspaces, revenue: Revenue, scores: Scores,
+                 people: PersonDirectory | None = None):
+        self.repo = repo
+        self.access = access
+        self.workspaces = workspaces
+        self.revenue = revenue
+        self.scores = scores
+        self.people = people  # addresses are the people service's: voters by email, the team's voter list
+
+    def vote(self, caller: auth.Caller, slug: str, post_id: str) -> tuple[dict, bool]:
+        """Cast the caller's vote; return ``(post, created)`` (voting twice changes nothing).
+
+        Four round trips in one transaction: reading the post; reading the voter's companies
+        (posts.revenue; none for an anonymous visitor); the vote, the post's counters and the
+        outbox event together; the commit. A member of companies new to the post adds one
+        round trip for their counts and one for their spend."""
+        ws = self.access.participant(caller, slug, "anonVote")
+        doc, created = self._cast(caller, slug, post_id, access.identity(caller), {"name": caller.name})
+        return shapes.post(doc, ws, True, access.is_manager(caller, slug), self.access.triage_of(slug, [doc])), created
+
+    def vote_for(self, caller: auth.Caller, slug: str, post_id: str, body) -> tuple[dict, bool]:
+        """A vote for someone else, from a sales call or a support ticket: a team member, a
+        manager key or a write key (an integration) names the person by ``email`` or ``userId``.
+        It counts once per person like any vote (their own vote, before or after, is the same
+        vote). Returns ``(answer, created)``.
+
+        The team's answer is the vote as the voters' list shows it (the person's name, address,
+        companies and spend, who added it and from where). A write key is not the team: it gets
+        a receipt of the post's count alone, the same whether it added the vote or the person
+        counted already, so naming addresses is no way to read who they are, what they spend,
+        or what the team noted of an earlier vote."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("authentication required: a team member, a manager key or a write key votes on someone's behalf")
+        team = access.is_manager(caller, slug)
+        if not (team or (caller.role == auth.WRITE_KEY and caller.workspace == slug)):
+            raise Forbidden("only the team, a manager key or a write key of this workspace votes on someone's behalf")
+        fields = check(body, schemas.VOTE_FOR)
+        if ("email" in fields) == ("userId" in fields):
+            raise BadRequest("name the person by one of 'email' or 'userId'")
+        self.workspaces.get(slug)
+        if "email" in fields:
+            if self.people is None:
+                raise BadRequest("this deployment has no people service: name the person by 'userId'")
+            user = self.people.user_of(fields["email"])
+        else:
+            user = fields["userId"]
+        extra = {"addedBy": auth.actor(caller), "source": fields.get("source"), "note": fields.get("note")}
+        post, created = self._cast(caller, slug, post_id, user, extra)
+        if not team:  # a receipt: no read of the person, their companies or their vote
+            return shapes.vote_receipt(post, created), created
+        vote = self.repo.vote_of(post_id, user)
+        if vote is None:  # their vote is on a post merged into this one: it counts here
+            raise Conflict(f"'{user}' votes for this post already, through a post merged into it")
+        return self._voters(slug, [vote])[0], created
+
+    def votes(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
+        """The votes counting for a post, newest first, with who voted, their companies and,
+        for a vote on someone's behalf, who added it and from where (team only: addresses,
+        companies and spend are the team's)."""
+        auth.require_manager(caller, slug)
+        self.workspaces.get(slug)
+        post = self.access.visible(caller, slug, post_id)
+        return {"items": self._voters(slug, self.repo.counted_votes(str(post["_id"]), limit, offset))}
+
+    def _voters(self, slug: str, votes: list[dict]) -> list[dict]:
+        persons = self.people.persons([v["userId"] for v in votes]) if self.people is not None else {}
+        companies = self.repo.companies_by_id(slug, sorted({c for v in votes for c in v.get("companies", ())}))
+        return [shapes.voter(v, persons.get(v["userId"]), companies) for v in votes]
+
+    def _cast(self, caller: auth.Caller, slug: str, post_id: str, user: str, extra: dict) -> tuple[dict, bool]:
+        """Cast ``user``'s vote (with ``extra`` fields); ``(post, created)``."""
+        oid = object_id(post_id, "post")
+
+        def work(tx: PostRepository) -> dict:
+            doc = self._votable(tx, caller, slug, post_id)
+            companies, touched = self.revenue.voter(tx, slug, user)
+            revenue, counted = self.revenue.count(tx, slug, post_id, companies, 1)
+            doc, count = self._counted(tx, slug, doc, 1, revenue)
+            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
+            # A second vote by the same identity hits the unique index and aborts the count too.
+            tx.add(tx.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, companies=companies,
+                                  createdAt=now(), **extra),
+                   *touched, *counted, *count, tx.event(slug, contract.VOTE_CREATED, event))
+            return doc
+
+        try:
+            return self.repo.unit_of_work(work, hot_key=post_id), True
+        except DuplicateKeyError:
+            # Voted already (on this post, or on a post merged into it): nothing changes.
+            return self.access.visible(caller, slug, post_id), False
+
+    def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """Withdraw the caller's vote for this post (and for the posts merged into it)."""
+        ws = self.access.participant(caller, slug, "anonVote")
+        user = access.identity(caller)
+
+        def work(tx: PostRepository) -> dict:
+            doc = self._votable(tx, caller, slug, post_id)
+            companies, touched = self.revenue.voter(tx, slug, user)
+            # Counted only if the vote is there: if not, the check below aborts all of it.
+            revenue, counted = self.revenue.count(tx, slug, post_id, companies, -1)
+            merged = [m["id"] for m in doc.get("mergedPosts", [])]
+            after, count = self._counted(tx, slug, doc, -1, revenue)
+            event = {"postId": post_id, "userId": user, "voteCount": after["voteCount"]}
+            tx.add(*tx.withdraw_vote(user, post_id, merged), *touched, *counted, *count,
+                   tx.event(slug, contract.VOTE_DELETED, event))
+            if tx.flush()[0] != 1:
+                raise NotVoted()  # aborts: the counter and the event are undone
+            return after
+
+        try:
+            doc = self.repo.unit_of_work(work, hot_key=post_id)
+        except NotVoted:
+            doc = self.access.visible(caller, slug, post_id)  # had not voted: nothing changes
+        return shapes.post(doc, ws, False, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]))
+
+    def _counted(self, tx: PostRepository, slug: str, doc: dict, step: int, revenue: int) -> tuple[dict, list[Write]]:
+        """The post with one vote more (``step`` 1) or less (-1) and its revenue moved by
+        ``revenue`` cents, scored; and the writes that store it."""
+        after = {**doc, "voteCount": doc["voteCount"] + step, "revenueCents": doc.get("revenueCents", 0) + revenue}
+        scored = self.scores.of(tx, slug, after)
+        return {**after, **scored}, tx.count_vote(doc, step, revenue, scored)
+
+    def _votable(self, tx: PostRepository, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """The post as the unit of work reads it; refuse (and so abort) when it is unknown,
+        invisible to the caller, or merged."""
+        doc = self.access.visible(caller, slug, post_id, tx)
+        if doc.get("mergedInto"):
+            into = doc["mergedInto"]
+            raise Conflict(f"post '{post_id}' is merged into '{into['id']}'; vote on that post instead")
+        return doc
