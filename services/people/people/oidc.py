@@ -51,7 +51,7 @@ from common.outbound import FetchError, OutboundClient, UrlPolicy, UrlRefused
 from common.validation import check
 from people import schemas
 from people.config import PeopleConfig
-from people.repository import OidcRepository
+from people.repository import OidcRepository, PeopleRepository
 from people.service import PeopleService, normalize_email
 
 DISCOVERY_PATH = "/.well-known/openid-configuration"
@@ -169,24 +169,23 @@ class OidcSignIn:
         fields.setdefault("teamEmailDomain", None)
         at = now()
 
-        def work(session):
-            self.repo.set_provider(session, slug, fields, at)
-            self.people.repo.record(slug, "oidc.changed", auth.actor(caller),
-                                    {"issuer": fields["issuer"], "clientId": fields["clientId"]}, at, session)
+        def work(tx: PeopleRepository) -> None:
+            tx.open_with(self.repo.set_provider(slug, fields, at))
+            tx.add(tx.audit_entry(slug, "oidc.changed", auth.actor(caller),
+                                  {"issuer": fields["issuer"], "clientId": fields["clientId"]}, at))
 
-        self.people.repo.transaction(work)
+        self.people.repo.unit_of_work(work)
         return _provider_shape(self.repo.provider(slug))
 
     def delete_provider(self, caller: auth.Caller, slug: str) -> None:
         self.people._require_owner(caller, slug)
 
-        def work(session):
-            removed = self.repo.delete_provider(session, slug)
-            if removed is not None:
-                self.people.repo.record(slug, "oidc.changed", auth.actor(caller),
-                                        {"issuer": None, "clientId": None}, now(), session)
+        def work(tx: PeopleRepository) -> None:
+            removed, _ = tx.open_with(*self.repo.delete_provider(slug))
+            if removed:
+                tx.add(tx.audit_entry(slug, "oidc.changed", auth.actor(caller), {"issuer": None, "clientId": None}, now()))
 
-        self.people.repo.transaction(work)
+        self.people.repo.unit_of_work(work)
 
     # -- signing in ---------------------------------------------------------------------------
 
@@ -242,9 +241,9 @@ class OidcSignIn:
         picture = _claim_text(claims, "picture")
         avatar = picture if picture and picture.startswith("https://") else None
 
-        def work(session):
-            person = self.people.repo.person_by_email(email, session)
-            membership = self.people.repo.membership(slug, person["_id"], session) if person else None
+        def work(tx: PeopleRepository) -> dict:
+            person = tx.person_by_email(email)
+            membership = tx.membership(slug, person["_id"]) if person else None
             role = membership["role"] if membership and (not domain or email.rsplit("@", 1)[1] == domain) else None
             if role is None and "oidc" not in self.people.end_user_methods(slug):
                 raise Forbidden(
@@ -252,11 +251,12 @@ class OidcSignIn:
                     + (f" (addresses at {domain})" if domain else "") + "; sign in another way"
                 )
             if person is None:
-                person = self.people.repo.person_for_email(email, name[:100], avatar, now(), session)
-            started = self.people._start(slug, person, role, "oidc", session)
+                person = tx.person_for_email(email, name[:100], avatar, now())
+            started, writes = self.people._start(slug, person, role, "oidc")
+            tx.add(*writes)
             return {**started, "next": next_path}
 
-        return self.people.repo.transaction(work)
+        return self.people.repo.unit_of_work(work)
 
     # -- the provider, over HTTP (through the outbound-fetch guard) ---------------------------
 

@@ -43,7 +43,7 @@ from common.ids import iso, now, object_id
 from common.validation import check
 from people import schemas
 from people.config import PeopleConfig
-from people.repository import PasskeyRepository
+from people.repository import PasskeyRepository, PeopleRepository
 from people.service import PeopleService, actor_of, session_proven
 
 METHOD = "passkey"  # the sign-in method's name in contract.METHODS and on sessions
@@ -93,24 +93,25 @@ class Passkeys:
         at = now()
         transports = [t for t in credential["response"].get("transports") or [] if t in TRANSPORTS]
         name = (fields.get("name") or "").strip() or DEFAULT_NAME
-        registered_from = self.people.repo.session(caller.session_id)
+        registered_from = self.people.repo.session_by_token(caller.session_id)
         if registered_from is None:
             raise Unauthorized("this session has ended; sign in again")
 
-        def work(session):
-            doc = self.repo.add_passkey(session, {
+        def work(tx: PeopleRepository) -> dict:
+            passkey = self.repo.new_passkey({
                 "workspace": slug, "personId": person["_id"], "credentialId": bytes_to_base64url(verified.credential_id),
                 "publicKey": verified.credential_public_key, "signCount": verified.sign_count, "transports": transports,
                 "name": name, "createdAt": at,
                 # What the registering session had is all the passkey will ever give.
                 "team": bool(registered_from.get("role")), "proven": session_proven(registered_from),
             })
-            self.people.repo.record(slug, "passkey.registered", actor_of(person),
-                                    {"passkey": {"id": str(doc["_id"]), "name": name}}, at, session)
-            return doc
+            tx.open_with(passkey)
+            tx.add(tx.audit_entry(slug, "passkey.registered", actor_of(person),
+                                  {"passkey": {"id": str(passkey.document["_id"]), "name": name}}, at))
+            return passkey.document
 
         try:
-            return _shape(self.people.repo.transaction(work))
+            return _shape(self.people.repo.unit_of_work(work))
         except DuplicateKeyError:
             raise Conflict("this passkey is registered on this workspace already") from None
 
@@ -121,15 +122,18 @@ class Passkeys:
     def remove(self, caller: auth.Caller, slug: str, passkey_id: str) -> None:
         person = self._signed_in_person(caller, slug)
         oid = object_id(passkey_id, "passkey")
+        unknown = f"no passkey {passkey_id} of yours on this workspace"  # someone else's too: nobody learns which ids exist
+        doc = self.repo.passkey_of(slug, person["_id"], oid)
+        if doc is None:
+            raise NotFound(unknown)
 
-        def work(session):
-            doc = self.repo.remove_passkey(session, slug, person["_id"], oid)
-            if doc is None:  # someone else's reads as unknown: nobody learns which ids exist
-                raise NotFound(f"no passkey {passkey_id} of yours on this workspace")
-            self.people.repo.record(slug, "passkey.removed", actor_of(person),
-                                    {"passkey": {"id": str(doc["_id"]), "name": doc["name"]}}, now(), session)
+        def work(tx: PeopleRepository) -> None:
+            if tx.open_with(self.repo.remove_passkey(slug, person["_id"], oid)) != [1]:
+                raise NotFound(unknown)  # removed meanwhile, by another request of theirs
+            tx.add(tx.audit_entry(slug, "passkey.removed", actor_of(person),
+                                  {"passkey": {"id": str(doc["_id"]), "name": doc["name"]}}, now()))
 
-        self.people.repo.transaction(work)
+        self.people.repo.unit_of_work(work)
 
     def _signed_in_person(self, caller: auth.Caller, slug: str) -> dict:
         """The person of a session of this workspace: passkeys are a person's, never an API
@@ -184,12 +188,14 @@ class Passkeys:
         if membership is None:
             self._require_offered_to_end_users(slug)
 
-        def work(session):
-            self.repo.used(session, passkey["_id"], verified.new_sign_count, now())
-            return self.people._start(slug, person, membership["role"] if membership else None, METHOD, session,
-                                      proven=bool(passkey.get("proven")))
+        def work(tx: PeopleRepository) -> dict:
+            tx.open_with(self.repo.used(passkey["_id"], verified.new_sign_count, now()))
+            started, writes = self.people._start(slug, person, membership["role"] if membership else None, METHOD,
+                                                 proven=bool(passkey.get("proven")))
+            tx.add(*writes)
+            return started
 
-        return self.people.repo.transaction(work)
+        return self.people.repo.unit_of_work(work)
 
     def _require_offered_to_end_users(self, slug: str) -> None:
         """403 unless the workspace offers passkeys to its users (team members may use every method)."""

@@ -2,7 +2,9 @@
 
 The service decides; this module knows where persons, members, links, sessions and the audit
 log live. A change of a team and its event (and its audit entry) commit together: the service
-runs its work in :meth:`transaction` and passes the session down.
+runs its work in :meth:`unit_of_work`, whose ``tx`` reads in its transaction
+(``session=self.session``) and collects the writes the methods below return (an ``Insert``,
+``Update`` or ``Delete``, its document in hand) with its event.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ from datetime import datetime
 
 from bson import ObjectId
 from pymongo import ReturnDocument
-from pymongo.client_session import ClientSession
 from pymongo.errors import DuplicateKeyError
 
-from common.db import Store, new_document
+from common.db import Delete, Insert, Store, Update, Write, new_document
 from common.repository import Repository
 from common.secretbox import SecretBox, default_box
 from people import contract
@@ -38,28 +39,39 @@ class PeopleRepository(Repository):
         self.audit = store.collection(AuditEntry)
         self.companies_claims = store.collection(CompaniesClaim)
 
+    # -- units of work -------------------------------------------------------------------------
+
+    def open_with(self, *writes: Write) -> list[int]:
+        """Write ``writes`` now, one command each, as the first thing this unit of work sends
+        (before any read or ``add``); how many documents each matched. A client bulkWrite that
+        opens a transaction carries the transaction's readConcern, which the local MongoDB
+        stand-in refuses; what ``add`` collects after these goes in one bulkWrite as usual."""
+        return [write.apply(self.session) for write in writes]
+
     # -- persons -----------------------------------------------------------------------------
 
-    def person(self, person_id: ObjectId, session: ClientSession | None = None) -> dict | None:
-        return self.persons.find_one({"_id": person_id}, session=session)
+    def person(self, person_id: ObjectId) -> dict | None:
+        return self.persons.find_one({"_id": person_id}, session=self.session)
 
-    def person_by_email(self, email: str, session: ClientSession | None = None) -> dict | None:
-        return self.persons.find_one({"email": email}, session=session)
+    def person_by_email(self, email: str) -> dict | None:
+        return self.persons.find_one({"email": email}, session=self.session)
 
     def persons_by_id(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
         return {doc["_id"]: doc for doc in self.persons.find({"_id": {"$in": ids}})}
 
-    def person_for_email(self, email: str, name: str, avatar_url: str | None, at: datetime,
-                         session: ClientSession | None = None) -> dict:
+    def person_for_email(self, email: str, name: str, avatar_url: str | None, at: datetime) -> dict:
         """The person of ``email``, created with ``name`` the first time the address is seen.
-        Two first sign-ins at once make one person (the unique index; the loser reads it)."""
+        Two first sign-ins at once make one person (the unique index; the loser reads it). In a
+        unit of work it is written at once, not added: what follows needs the person's id, and
+        the person the database holds is the one to use."""
         fresh = new_document(Person, email=email, name=name, avatarUrl=avatar_url, createdAt=at, updatedAt=at)
         try:
             return self.persons.find_one_and_update(
-                {"email": email}, {"$setOnInsert": fresh}, upsert=True, return_document=ReturnDocument.AFTER, session=session,
+                {"email": email}, {"$setOnInsert": fresh}, upsert=True, return_document=ReturnDocument.AFTER,
+                session=self.session,
             )
         except DuplicateKeyError:
-            return self.persons.find_one({"email": email}, session=session)
+            return self.persons.find_one({"email": email}, session=self.session)
 
     def known_or_new_person(self, email: str, name: str, avatar_url: str | None, at: datetime) -> dict:
         """The person of ``email``, read first (the common case, and the local stand-in scans its
@@ -77,58 +89,46 @@ class PeopleRepository(Repository):
 
     # -- companies an SSO token claims ---------------------------------------------------------
 
-    def claim_digest(self, slug: str, user_id: str, session: ClientSession | None = None) -> str | None:
-        doc = self.companies_claims.find_one({"_id": f"{slug} {user_id}"}, session=session)
+    def claim_digest(self, slug: str, user_id: str) -> str | None:
+        doc = self.companies_claims.find_one({"_id": f"{slug} {user_id}"}, session=self.session)
         return doc["digest"] if doc else None
 
-    def note_claim(self, session: ClientSession, slug: str, user_id: str, digest: str, at: datetime) -> None:
-        self.companies_claims.update_one({"_id": f"{slug} {user_id}"}, {"$set": {"digest": digest, "at": at}},
-                                         upsert=True, session=session)
+    def note_claim(self, slug: str, user_id: str, digest: str, at: datetime) -> Update:
+        return Update(self.companies_claims, {"_id": f"{slug} {user_id}"}, {"$set": {"digest": digest, "at": at}},
+                      upsert=True)
 
     # -- members -----------------------------------------------------------------------------
 
-    def membership(self, slug: str, person_id: ObjectId, session: ClientSession | None = None) -> dict | None:
-        return self.memberships.find_one({"workspace": slug, "personId": person_id}, session=session)
+    def membership(self, slug: str, person_id: ObjectId) -> dict | None:
+        return self.memberships.find_one({"workspace": slug, "personId": person_id}, session=self.session)
 
     def members(self, slug: str, limit: int) -> list[dict]:
         return list(self.memberships.find({"workspace": slug}).sort([("joinedAt", 1), ("_id", 1)]).limit(limit))
 
-    def owner_count(self, session: ClientSession, slug: str) -> int:
-        return self.memberships.count_documents({"workspace": slug, "role": "owner"}, session=session)
+    def owner_count(self, slug: str) -> int:
+        return self.memberships.count_documents({"workspace": slug, "role": "owner"}, session=self.session)
 
-    def touch_team(self, session: ClientSession, slug: str) -> None:
-        """Write the team's document, so concurrent changes of one team conflict (``Team``)."""
-        self.teams.update_one({"_id": slug}, {"$inc": {"version": 1}}, upsert=True, session=session)
+    def touch_team(self, slug: str) -> Update:
+        """The write of the team's document that makes concurrent changes of one team conflict (``Team``)."""
+        return Update(self.teams, {"_id": slug}, {"$inc": {"version": 1}}, upsert=True)
 
-    def add_member(self, session: ClientSession, slug: str, person_id: ObjectId, role: str, at: datetime) -> dict:
-        """The person's membership with ``role`` (a member already keeps the higher of both)."""
-        current = self.membership(slug, person_id, session)
-        if current is not None:
-            if current["role"] != "owner" and role == "owner":
-                self.memberships.update_one({"_id": current["_id"]}, {"$set": {"role": role}}, session=session)
-                current["role"] = role
-            return current
-        doc = new_document(Membership, workspace=slug, personId=person_id, role=role, joinedAt=at)
-        self.memberships.insert_one(doc, session=session)
-        return doc
+    def new_member(self, slug: str, person_id: ObjectId, role: str, at: datetime) -> Insert:
+        return Insert(self.memberships, new_document(Membership, workspace=slug, personId=person_id, role=role, joinedAt=at))
 
-    def set_role(self, session: ClientSession, slug: str, person_id: ObjectId, role: str) -> None:
-        self.memberships.update_one({"workspace": slug, "personId": person_id}, {"$set": {"role": role}}, session=session)
+    def set_role(self, slug: str, person_id: ObjectId, role: str) -> Update:
+        return Update(self.memberships, {"workspace": slug, "personId": person_id}, {"$set": {"role": role}})
 
-    def remove_member(self, session: ClientSession, slug: str, person_id: ObjectId) -> None:
-        self.memberships.delete_one({"workspace": slug, "personId": person_id}, session=session)
+    def remove_member(self, slug: str, person_id: ObjectId) -> Delete:
+        return Delete(self.memberships, {"workspace": slug, "personId": person_id})
 
     # -- invitations -------------------------------------------------------------------------
 
-    def invite(self, session: ClientSession, fields: dict) -> dict:
-        """Store an invitation; a pending one of the same address and workspace is replaced
-        (its link stops working)."""
-        self.invitations.delete_many(
-            {"workspace": fields["workspace"], "email": fields["email"], "acceptedAt": None}, session=session,
-        )
-        doc = new_document(Invitation, **fields)
-        self.invitations.insert_one(doc, session=session)
-        return doc
+    def new_invitation(self, fields: dict) -> Insert:
+        return Insert(self.invitations, new_document(Invitation, id=ObjectId(), **fields))
+
+    def drop_pending_invitations(self, slug: str, email: str) -> Delete:
+        """The pending invitations of ``email`` here (a new one replaces them: their links stop working)."""
+        return Delete(self.invitations, {"workspace": slug, "email": email, "acceptedAt": None}, many=True)
 
     def invitations_sent(self, slug: str, since: datetime) -> int:
         """Invitations the team (not the operator) sent since ``since``, replaced ones too: the
@@ -136,24 +136,29 @@ class PeopleRepository(Repository):
         return self.audit.count_documents({"workspace": slug, "at": {"$gt": since}, "type": "invitation.created",
                                            "actor.id": {"$ne": "operator"}})
 
-    def drop_invitations_of(self, session: ClientSession, slug: str, inviter: str) -> int:
+    def drop_invitations_of(self, slug: str, inviter: str) -> Delete:
         """Pending invitations whose rights came from ``inviter`` (``person:<id>``): they go
         when that member leaves or stops being an owner."""
-        return self.invitations.delete_many({"workspace": slug, "inviterPerson": inviter, "acceptedAt": None},
-                                            session=session).deleted_count
+        return Delete(self.invitations, {"workspace": slug, "inviterPerson": inviter, "acceptedAt": None}, many=True)
 
     def pending_invitations(self, slug: str, at: datetime) -> list[dict]:
         return list(self.invitations.find({"workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}}).sort("createdAt", 1))
 
-    def revoke_invitation(self, session: ClientSession, slug: str, invitation_id: ObjectId) -> dict | None:
-        return self.invitations.find_one_and_delete({"_id": invitation_id, "workspace": slug, "acceptedAt": None}, session=session)
+    def pending_invitation(self, slug: str, invitation_id: ObjectId) -> dict | None:
+        return self.invitations.find_one({"_id": invitation_id, "workspace": slug, "acceptedAt": None}, session=self.session)
 
-    def accept_invitation(self, session: ClientSession, token_hash: str, slug: str, at: datetime) -> dict | None:
-        """Spend the invitation of this token on this workspace, if it is live: once."""
-        return self.invitations.find_one_and_update(
-            {"tokenHash": token_hash, "workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}},
-            {"$set": {"acceptedAt": at}}, return_document=ReturnDocument.AFTER, session=session,
+    def revoke_invitation(self, invitation_id: ObjectId) -> Delete:
+        return Delete(self.invitations, {"_id": invitation_id, "acceptedAt": None})
+
+    def live_invitation(self, token_hash: str, slug: str, at: datetime) -> dict | None:
+        """The invitation of this token on this workspace, if it is live (not accepted, not expired)."""
+        return self.invitations.find_one(
+            {"tokenHash": token_hash, "workspace": slug, "acceptedAt": None, "expiresAt": {"$gt": at}}, session=self.session,
         )
+
+    def accept_invitation(self, invitation_id: ObjectId, at: datetime) -> Update:
+        """Spend the invitation: once (a second acceptance under way conflicts with this write)."""
+        return Update(self.invitations, {"_id": invitation_id, "acceptedAt": None}, {"$set": {"acceptedAt": at}})
 
     # -- sign-in links -----------------------------------------------------------------------
 
@@ -171,26 +176,27 @@ class PeopleRepository(Repository):
     def add_link(self, fields: dict) -> None:
         self.links.insert_one(new_document(SignInLink, **fields))
 
-    def spend_link(self, session: ClientSession, token_hash: str, slug: str, at: datetime) -> dict | None:
-        """The link of this token on this workspace, if live, marked used: once."""
-        return self.links.find_one_and_update(
-            {"_id": token_hash, "workspace": slug, "usedAt": None, "expiresAt": {"$gt": at}},
-            {"$set": {"usedAt": at}}, return_document=ReturnDocument.AFTER, session=session,
-        )
+    def live_link(self, token_hash: str, slug: str, at: datetime) -> dict | None:
+        """The link of this token on this workspace, if it is live (not used, not expired)."""
+        return self.links.find_one({"_id": token_hash, "workspace": slug, "usedAt": None, "expiresAt": {"$gt": at}},
+                                   session=self.session)
+
+    def spend_link(self, token_hash: str, at: datetime) -> Update:
+        """Mark the link used: once (a second redemption under way conflicts with this write)."""
+        return Update(self.links, {"_id": token_hash, "usedAt": None}, {"$set": {"usedAt": at}})
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def add_session(self, fields: dict, session: ClientSession | None = None) -> dict:
-        doc = new_document(Session, **fields)
-        self.sessions.insert_one(doc, session=session)
-        return doc
+    def new_session(self, fields: dict) -> Insert:
+        return Insert(self.sessions, new_document(Session, **fields))
 
-    def session(self, token_hash: str) -> dict | None:
+    def session_by_token(self, token_hash: str) -> dict | None:
+        """The session whose token hashes to ``token_hash``. (Not ``session``: that is the unit
+        of work's transaction, ``Repository.session``.)"""
         return self.sessions.find_one({"_id": token_hash})
 
-    def note_signed_in(self, person_id: ObjectId, slug: str, session: ClientSession | None = None) -> None:
-        self.persons.update_one({"_id": person_id, "signedInTo": {"$ne": slug}}, {"$push": {"signedInTo": slug}},
-                                session=session)
+    def note_signed_in(self, person_id: ObjectId, slug: str) -> Update:
+        return Update(self.persons, {"_id": person_id, "signedInTo": {"$ne": slug}}, {"$push": {"signedInTo": slug}})
 
     def seen(self, token_hash: str, at: datetime) -> None:
         self.sessions.update_one({"_id": token_hash}, {"$set": {"lastSeenAt": at}})
@@ -198,21 +204,18 @@ class PeopleRepository(Repository):
     def end_session(self, token_hash: str) -> dict | None:
         return self.sessions.find_one_and_delete({"_id": token_hash})
 
-    def end_sessions(self, person_id: ObjectId, slug: str | None = None, session: ClientSession | None = None) -> int:
+    def end_sessions(self, person_id: ObjectId, slug: str | None = None) -> Delete:
         """End a person's sessions on one workspace, or (``slug`` None) everywhere."""
         query = {"personId": person_id} if slug is None else {"personId": person_id, "workspace": slug}
-        return self.sessions.delete_many(query, session=session).deleted_count
+        return Delete(self.sessions, query, many=True)
 
     # -- sign-in settings --------------------------------------------------------------------
 
     def sign_in_settings(self, slug: str) -> dict | None:
         return self.settings.find_one({"_id": slug})
 
-    def set_sign_in_settings(self, session: ClientSession, slug: str, fields: dict, at: datetime) -> dict:
-        return self.settings.find_one_and_update(
-            {"_id": slug}, {"$set": {**fields, "updatedAt": at}}, upsert=True, return_document=ReturnDocument.AFTER,
-            session=session,
-        )
+    def set_sign_in_settings(self, slug: str, fields: dict, at: datetime) -> Update:
+        return Update(self.settings, {"_id": slug}, {"$set": {**fields, "updatedAt": at}}, upsert=True)
 
     def oidc_button(self, slug: str) -> dict | None:
         """What the public sign-in page shows of the workspace's OpenID Connect provider (its
@@ -222,15 +225,20 @@ class PeopleRepository(Repository):
 
     # -- the audit log -----------------------------------------------------------------------
 
+    def audit_entry(self, slug: str, type_: str, actor: dict | None, data: dict, at: datetime) -> Insert:
+        """One audit entry, written with the change it reports."""
+        return Insert(self.audit, new_document(AuditEntry, workspace=slug, type=type_, actor=actor, data=data, at=at))
+
     def record(self, slug: str, type_: str, actor: dict | None, data: dict, at: datetime,
-               session: ClientSession | None = None, entry_id: ObjectId | None = None) -> None:
-        """One audit entry. ``entry_id``: a stable id (from the event it reports), so a
+               entry_id: ObjectId | None = None) -> None:
+        """One audit entry written now, of what no unit of work changed (a sign-out, another
+        service's event). ``entry_id``: a stable id (from the event it reports), so a
         redelivered event is recorded once."""
-        doc = new_document(AuditEntry, workspace=slug, type=type_, actor=actor, data=data, at=at)
+        doc = self.audit_entry(slug, type_, actor, data, at).document
         if entry_id is not None:
             doc["_id"] = entry_id
         try:
-            self.audit.insert_one(doc, session=session)
+            self.audit.insert_one(doc)
         except DuplicateKeyError:
             if entry_id is None:
                 raise
@@ -240,9 +248,9 @@ class PeopleRepository(Repository):
 
 
 class PasskeyRepository:
-    """Where passkeys and the challenges of their ceremonies live (``people.passkeys``). Their
-    writes that go with a session or an audit entry run in the people repository's transaction
-    (one store)."""
+    """Where passkeys and the challenges of their ceremonies live (``people.passkeys``). Its
+    writes that go with a session or an audit entry are added to the people repository's unit
+    of work (one store)."""
 
     def __init__(self, store: Store):
         self.passkeys = store.collection(Passkey)
@@ -263,12 +271,10 @@ class PasskeyRepository:
 
     # -- passkeys ------------------------------------------------------------------------------
 
-    def add_passkey(self, session: ClientSession, fields: dict) -> dict:
-        """Store a passkey (``DuplicateKeyError`` if this credential is registered on this
-        workspace already: the caller's transaction is aborted by then)."""
-        doc = new_document(Passkey, **fields)
-        self.passkeys.insert_one(doc, session=session)
-        return doc
+    def new_passkey(self, fields: dict) -> Insert:
+        """A passkey to store (its write raises ``DuplicateKeyError`` if this credential is
+        registered on this workspace already, and the unit of work is aborted)."""
+        return Insert(self.passkeys, new_document(Passkey, id=ObjectId(), **fields))
 
     def passkeys_of(self, slug: str, person_id: ObjectId) -> list[dict]:
         return list(self.passkeys.find({"workspace": slug, "personId": person_id}).sort([("createdAt", 1), ("_id", 1)]))
@@ -276,11 +282,14 @@ class PasskeyRepository:
     def passkey_by_credential(self, slug: str, credential_id: str) -> dict | None:
         return self.passkeys.find_one({"workspace": slug, "credentialId": credential_id})
 
-    def used(self, session: ClientSession, passkey_id: ObjectId, sign_count: int, at: datetime) -> None:
-        self.passkeys.update_one({"_id": passkey_id}, {"$set": {"signCount": sign_count, "lastUsedAt": at}}, session=session)
+    def passkey_of(self, slug: str, person_id: ObjectId, passkey_id: ObjectId) -> dict | None:
+        return self.passkeys.find_one({"_id": passkey_id, "workspace": slug, "personId": person_id})
 
-    def remove_passkey(self, session: ClientSession, slug: str, person_id: ObjectId, passkey_id: ObjectId) -> dict | None:
-        return self.passkeys.find_one_and_delete({"_id": passkey_id, "workspace": slug, "personId": person_id}, session=session)
+    def used(self, passkey_id: ObjectId, sign_count: int, at: datetime) -> Update:
+        return Update(self.passkeys, {"_id": passkey_id}, {"$set": {"signCount": sign_count, "lastUsedAt": at}})
+
+    def remove_passkey(self, slug: str, person_id: ObjectId, passkey_id: ObjectId) -> Delete:
+        return Delete(self.passkeys, {"_id": passkey_id, "workspace": slug, "personId": person_id})
 
 # -- OpenID Connect (people.oidc) ---------------------------------------------------------------
 
@@ -299,18 +308,19 @@ class OidcRepository:
         doc = self.providers.find_one({"_id": slug})
         return {**doc, "clientSecret": self.box.open(doc.get("clientSecret"))} if doc else None
 
-    def set_provider(self, session: ClientSession, slug: str, fields: dict, at: datetime) -> None:
+    def set_provider(self, slug: str, fields: dict, at: datetime) -> Update:
         """Store the provider; ``fields`` without ``clientSecret`` keep the stored one."""
         sealed = dict(fields)
         if sealed.get("clientSecret") is not None:
             sealed["clientSecret"] = self.box.seal(sealed["clientSecret"])
         insert = {} if "clientSecret" in sealed else {"clientSecret": None}
-        self.providers.update_one({"_id": slug}, {"$set": {**sealed, "updatedAt": at}, "$setOnInsert": insert},
-                                  upsert=True, session=session)
+        return Update(self.providers, {"_id": slug}, {"$set": {**sealed, "updatedAt": at}, "$setOnInsert": insert},
+                      upsert=True)
 
-    def delete_provider(self, session: ClientSession, slug: str) -> dict | None:
-        self.states.delete_many({"workspace": slug}, session=session)  # sign-ins under way end with it
-        return self.providers.find_one_and_delete({"_id": slug}, session=session)
+    def delete_provider(self, slug: str) -> list[Write]:
+        """The provider's delete (first: its count says whether there was one) and its sign-ins
+        under way, which end with it."""
+        return [Delete(self.providers, {"_id": slug}), Delete(self.states, {"workspace": slug}, many=True)]
 
     def add_state(self, fields: dict) -> None:
         self.states.insert_one(new_document(OidcState, **fields))

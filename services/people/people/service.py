@@ -34,9 +34,10 @@ from urllib.parse import quote, urlencode, urlsplit
 from bson import ObjectId
 
 from common import auth
+from common.addresses import normalize_address
+from common.db import Insert, Write
 from common.errors import BadGateway, BadRequest, Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unavailable
 from common.ids import iso, now, object_id
-from common.addresses import normalize_address
 from common.validation import check
 from people import contract, schemas, shapes, tokens
 from people.config import PeopleConfig
@@ -119,13 +120,13 @@ class PeopleService:
         if self.repo.claim_digest(slug, user_id) == digest:
             return
 
-        def work(session):
-            if self.repo.claim_digest(slug, user_id, session) == digest:
+        def work(tx: PeopleRepository) -> None:
+            if tx.claim_digest(slug, user_id) == digest:
                 return
-            self.repo.note_claim(session, slug, user_id, digest, now())
-            self.repo.write(session, [self.repo.event(slug, contract.COMPANIES_CLAIMED, {"userId": user_id, "companies": companies})])
+            tx.add(tx.note_claim(slug, user_id, digest, now()),
+                   tx.event(slug, contract.COMPANIES_CLAIMED, {"userId": user_id, "companies": companies}))
 
-        self.repo.transaction(work)
+        self.repo.unit_of_work(work)
 
     def _require_key_maker_on_team(self, caller: auth.Caller) -> None:
         """A key a member made works only while they are on the team (their keys are revoked
@@ -148,7 +149,7 @@ class PeopleService:
     def _live_session(self, token: str) -> dict:
         at = now()
         key = tokens.digest(token)
-        doc = self.repo.session(key)
+        doc = self.repo.session_by_token(key)
         if doc is not None and (_aware(doc["expiresAt"]) <= at
                                 or _aware(doc["lastSeenAt"]) + timedelta(seconds=self.config.session_idle_seconds) <= at):
             self.repo.end_session(key)  # the TTL index would, later
@@ -217,14 +218,19 @@ class PeopleService:
         if person is None or not caller.session_id:
             raise BadRequest("only a person signed in with a session can sign out everywhere")
         # A session this workspace vouched for reaches this workspace's sessions only.
-        ended = self.repo.end_sessions(person["_id"], None if self._proven(caller) else caller.workspace)
-        self.repo.record(caller.workspace, "sign_out_everywhere", actor_of(person), {"sessions": ended}, now())
-        return {"ended": ended}
+        where = None if self._proven(caller) else caller.workspace
+
+        def work(tx: PeopleRepository) -> int:
+            [ended] = tx.open_with(tx.end_sessions(person["_id"], where))
+            tx.add(tx.audit_entry(caller.workspace, "sign_out_everywhere", actor_of(person), {"sessions": ended}, now()))
+            return ended
+
+        return {"ended": self.repo.unit_of_work(work)}
 
     def _proven(self, caller: auth.Caller) -> bool:
         """Whether the caller's session rests on the platform's own proof of the address (an SSO
         token sent with the request, without a session, never does)."""
-        doc = self.repo.session(caller.session_id) if caller.session_id else None
+        doc = self.repo.session_by_token(caller.session_id) if caller.session_id else None
         return doc is not None and session_proven(doc)
 
     # -- sessions from an SSO token ----------------------------------------------------------
@@ -237,27 +243,32 @@ class PeopleService:
         if caller.kind != auth.USER or caller.key_id or caller.session_id or caller.workspace != slug:
             raise Forbidden("a session is made from a user token (X-Feedback-User) of this workspace")
         person = self._person_of(caller) if caller.user_id.startswith(auth.PERSON_PREFIX) else None
-        return self._start(slug, person, None, "sso", user=caller)
+        started, writes = self._start(slug, person, None, "sso", user=caller)
+        self.repo.unit_of_work(lambda tx: tx.open_with(*writes))
+        return started
 
-    def _start(self, slug: str, person: dict | None, role: str | None, method: str, session=None,
-               user: auth.Caller | None = None, proven: bool | None = None) -> dict:
-        """A new session; ``proven`` (by default: whether ``method`` is one of PROVEN_METHODS)
-        says whether the platform itself checked the address."""
+    def _start(self, slug: str, person: dict | None, role: str | None, method: str, user: auth.Caller | None = None,
+               proven: bool | None = None) -> tuple[dict, list[Write]]:
+        """A new session: the answer that hands out its token, and the writes that store it
+        with its audit entry (for the caller's unit of work). ``proven`` (by default: whether
+        ``method`` is one of PROVEN_METHODS) says whether the platform itself checked the
+        address."""
         at = now()
         token = tokens.new_session_token()
         who = {"personId": person["_id"], "userId": person_user_id(person["_id"]), "name": person["name"],
                "email": person["email"], "avatarUrl": person.get("avatarUrl")} if person else {
             "personId": None, "userId": user.user_id, "name": user.name, "email": user.email, "avatarUrl": user.avatar_url}
-        doc = self.repo.add_session({
+        stored = self.repo.new_session({
             "tokenHash": tokens.digest(token), "workspace": slug, **who, "role": role, "method": method,
             "proven": method in PROVEN_METHODS if proven is None else proven,
             "createdAt": at, "lastSeenAt": at, "expiresAt": at + timedelta(seconds=self.config.session_max_seconds),
-        }, session)
+        })
+        writes: list[Write] = [stored]
         if person is not None and slug not in person.get("signedInTo", ()):
-            self.repo.note_signed_in(person["_id"], slug, session)
+            writes.append(self.repo.note_signed_in(person["_id"], slug))
         actor = {"id": who["userId"], "name": who["name"] or "Someone"}
-        self.repo.record(slug, "sign_in", actor, {"method": method, "role": role}, at, session)
-        return shapes.session(token, doc)
+        writes.append(self.repo.audit_entry(slug, "sign_in", actor, {"method": method, "role": role}, at))
+        return shapes.session(token, stored.document), writes
 
     # -- email links -------------------------------------------------------------------------
 
@@ -298,16 +309,19 @@ class PeopleService:
     def redeem_link(self, slug: str, body) -> dict:
         token = check(body, schemas.REDEEM)["token"]
 
-        def work(session):
-            link = self.repo.spend_link(session, tokens.digest(token), slug, now())
+        def work(tx: PeopleRepository) -> dict:
+            at = now()
+            link = tx.live_link(tokens.digest(token), slug, at)
             if link is None:
                 raise BadRequest("this sign-in link is not valid here, was used already or has expired; ask for a new one")
-            person = self.repo.person_for_email(link["email"], link["email"].split("@")[0], None, now(), session)
-            membership = self.repo.membership(slug, person["_id"], session)
-            started = self._start(slug, person, membership["role"] if membership else None, "email", session)
+            tx.add(tx.spend_link(link["_id"], at))
+            person = tx.person_for_email(link["email"], link["email"].split("@")[0], None, at)
+            membership = tx.membership(slug, person["_id"])
+            started, writes = self._start(slug, person, membership["role"] if membership else None, "email")
+            tx.add(*writes)
             return {**started, "next": link.get("next")}
 
-        return self.repo.transaction(work)
+        return self.repo.unit_of_work(work)
 
     # -- team members ------------------------------------------------------------------------
 
@@ -330,12 +344,13 @@ class PeopleService:
             return None
         return caller.key_maker if caller.key_id else caller.user_id
 
-    def _team_role(self, slug: str, person: str | None, session=None) -> str | None:
-        """The team role of ``person`` (``person:<id>``) on ``slug``, read now; None for none."""
+    def _team_role(self, slug: str, person: str | None, tx: PeopleRepository | None = None) -> str | None:
+        """The team role of ``person`` (``person:<id>``) on ``slug``, read now (in the unit of
+        work ``tx``, when given); None for none."""
         person_id = (person or "").removeprefix(auth.PERSON_PREFIX)
         if person == person_id or not ObjectId.is_valid(person_id):
             return None
-        membership = self.repo.membership(slug, ObjectId(person_id), session)
+        membership = (tx or self.repo).membership(slug, ObjectId(person_id))
         return membership["role"] if membership else None
 
     def members(self, caller: auth.Caller, slug: str, limit: int) -> dict:
@@ -382,16 +397,18 @@ class PeopleService:
             raise TooManyRequests(f"this team sent {self.config.invitations_per_hour} invitations in the last hour, "
                                   "the most it may; try again later", headers={"Retry-After": "3600"})
 
-        def work(session):
-            doc = self.repo.invite(session, {
+        def work(tx: PeopleRepository) -> dict:
+            invitation = tx.new_invitation({
                 "workspace": slug, "email": email, "role": role, "tokenHash": tokens.digest(token), "invitedBy": actor,
                 "inviterPerson": self._rights_of(caller),
                 "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.invitation_seconds),
             })
-            self.repo.record(slug, "invitation.created", actor, {"email": email, "role": role}, at, session)
-            return doc
+            # It replaces any pending one of the address here, whose link stops working.
+            tx.open_with(tx.drop_pending_invitations(slug, email))
+            tx.add(invitation, tx.audit_entry(slug, "invitation.created", actor, {"email": email, "role": role}, at))
+            return invitation.document
 
-        doc = self.repo.transaction(work)
+        doc = self.repo.unit_of_work(work)
         link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
         self.mail.invitation(slug, email, role, _inviter(caller, actor), link,
                              self.config.invitation_seconds // 86400, key=str(doc["_id"]),
@@ -407,37 +424,47 @@ class PeopleService:
         self._require_owner(caller, slug)
         oid = object_id(invitation_id, "invitation")
 
-        def work(session):
-            doc = self.repo.revoke_invitation(session, slug, oid)
-            if doc is None:
+        def work(tx: PeopleRepository) -> None:
+            invitation = tx.pending_invitation(slug, oid)
+            if invitation is None:
                 raise NotFound(f"no pending invitation {invitation_id}")
-            self.repo.record(slug, "invitation.revoked", auth.actor(caller), {"email": doc["email"]}, now(), session)
+            tx.add(tx.revoke_invitation(oid),
+                   tx.audit_entry(slug, "invitation.revoked", auth.actor(caller), {"email": invitation["email"]}, now()))
 
-        self.repo.transaction(work)
+        self.repo.unit_of_work(work)
 
     def accept_invitation(self, slug: str, body) -> dict:
         """Join the team with the invitation's role and sign in: the link reached the address,
         which proves it."""
         token = check(body, schemas.REDEEM)["token"]
 
-        def work(session):
+        def work(tx: PeopleRepository) -> dict:
             at = now()
-            invitation = self.repo.accept_invitation(session, tokens.digest(token), slug, at)
+            invitation = tx.live_invitation(tokens.digest(token), slug, at)
             if invitation is None:
                 raise BadRequest("this invitation is not valid here, was used already or has expired; ask for a new one")
             inviter = invitation.get("inviterPerson")
-            if inviter and self._team_role(slug, inviter, session) != "owner":
+            if inviter and self._team_role(slug, inviter, tx) != "owner":
                 # The inviter left the team or is no longer an owner: what they sent goes with them.
                 raise BadRequest("this invitation is no longer valid: whoever sent it no longer manages this team; ask for a new one")
-            person = self.repo.person_for_email(invitation["email"], invitation["email"].split("@")[0], None, at, session)
-            self.repo.touch_team(session, slug)
-            membership = self.repo.add_member(session, slug, person["_id"], invitation["role"], at)
+            tx.add(tx.accept_invitation(invitation["_id"], at), tx.touch_team(slug))
+            person = tx.person_for_email(invitation["email"], invitation["email"].split("@")[0], None, at)
+            membership = tx.membership(slug, person["_id"])
+            if membership is None:
+                joined = tx.new_member(slug, person["_id"], invitation["role"], at)
+                tx.add(joined)
+                membership = joined.document
+            elif membership["role"] != "owner" and invitation["role"] == "owner":  # a member keeps the higher role
+                tx.add(tx.set_role(slug, person["_id"], "owner"))
+                membership = {**membership, "role": "owner"}
             actor = actor_of(person)
-            self.repo.record(slug, "invitation.accepted", actor, {"email": person["email"], "role": membership["role"]}, at, session)
-            self._event(session, slug, contract.MEMBER_JOINED, person, membership["role"], actor, at)
-            return self._start(slug, person, membership["role"], "invitation", session)
+            started, writes = self._start(slug, person, membership["role"], "invitation")
+            tx.add(tx.audit_entry(slug, "invitation.accepted", actor,
+                                  {"email": person["email"], "role": membership["role"]}, at),
+                   self._member_event(slug, contract.MEMBER_JOINED, person, membership["role"], actor, at), *writes)
+            return started
 
-        return self.repo.transaction(work, hot_key=f"team:{slug}")
+        return self.repo.unit_of_work(work, hot_key=f"team:{slug}")
 
     def change_role(self, caller: auth.Caller, slug: str, person_id: str, body) -> dict:
         """A role change ends the member's sessions here: they sign in again with the new role
@@ -446,57 +473,58 @@ class PeopleService:
         role = check(body, schemas.CHANGE_ROLE)["role"]
         oid = object_id(person_id, "member")
 
-        def work(session):
+        def work(tx: PeopleRepository) -> dict:
             at = now()
-            self.repo.touch_team(session, slug)
-            membership = self._membership(session, slug, oid)
-            if membership["role"] == "owner" and role != "owner" and self.repo.owner_count(session, slug) <= 1:
+            # Every change of the team writes its document: of two at once, one conflicts and
+            # runs again, reading what the other did (so the last owner stays one).
+            tx.add(tx.touch_team(slug))
+            membership = self._membership(tx, slug, oid)
+            if membership["role"] == "owner" and role != "owner" and tx.owner_count(slug) <= 1:
                 raise Conflict("the last owner cannot be demoted; make another member an owner first")
-            person = self.repo.person(oid, session)
+            person = tx.person(oid)
             if membership["role"] != role:
-                self.repo.set_role(session, slug, oid, role)
-                self.repo.end_sessions(oid, slug, session)
+                tx.add(tx.set_role(slug, oid, role), tx.end_sessions(oid, slug))
                 if membership["role"] == "owner":  # what they sent as an owner goes with the role
-                    self.repo.drop_invitations_of(session, slug, person_user_id(oid))
+                    tx.add(tx.drop_invitations_of(slug, person_user_id(oid)))
                 actor = auth.actor(caller)
-                self.repo.record(slug, "member.role_changed", actor,
-                                 {"member": actor_of(person), "from": membership["role"], "to": role}, at, session)
-                self._event(session, slug, contract.MEMBER_ROLE_CHANGED, person, role, actor, at)
+                tx.add(tx.audit_entry(slug, "member.role_changed", actor,
+                                      {"member": actor_of(person), "from": membership["role"], "to": role}, at),
+                       self._member_event(slug, contract.MEMBER_ROLE_CHANGED, person, role, actor, at))
             return shapes.member({**membership, "role": role}, person)
 
-        return self.repo.transaction(work, hot_key=f"team:{slug}")
+        return self.repo.unit_of_work(work, hot_key=f"team:{slug}")
 
     def remove(self, caller: auth.Caller, slug: str, person_id: str) -> None:
         """Remove a member: their sessions here end at once."""
         self._require_owner(caller, slug)
         oid = object_id(person_id, "member")
 
-        def work(session):
+        def work(tx: PeopleRepository) -> None:
             at = now()
-            self.repo.touch_team(session, slug)
-            membership = self._membership(session, slug, oid)
-            if membership["role"] == "owner" and self.repo.owner_count(session, slug) <= 1:
+            tx.add(tx.touch_team(slug))  # as in change_role
+            membership = self._membership(tx, slug, oid)
+            if membership["role"] == "owner" and tx.owner_count(slug) <= 1:
                 raise Conflict("the last owner cannot be removed; make another member an owner first")
-            person = self.repo.person(oid, session)
-            self.repo.remove_member(session, slug, oid)
-            self.repo.end_sessions(oid, slug, session)
-            self.repo.drop_invitations_of(session, slug, person_user_id(oid))
+            person = tx.person(oid)
             actor = auth.actor(caller)
-            self.repo.record(slug, "member.removed", actor, {"member": actor_of(person), "role": membership["role"]}, at, session)
-            self._event(session, slug, contract.MEMBER_REMOVED, person, membership["role"], actor, at)
+            tx.add(tx.remove_member(slug, oid), tx.end_sessions(oid, slug), tx.drop_invitations_of(slug, person_user_id(oid)),
+                   tx.audit_entry(slug, "member.removed", actor,
+                                  {"member": actor_of(person), "role": membership["role"]}, at),
+                   self._member_event(slug, contract.MEMBER_REMOVED, person, membership["role"], actor, at))
 
-        self.repo.transaction(work, hot_key=f"team:{slug}")
+        self.repo.unit_of_work(work, hot_key=f"team:{slug}")
 
-    def _membership(self, session, slug: str, person_id: ObjectId) -> dict:
-        membership = self.repo.membership(slug, person_id, session)
+    @staticmethod
+    def _membership(tx: PeopleRepository, slug: str, person_id: ObjectId) -> dict:
+        membership = tx.membership(slug, person_id)
         if membership is None:
             raise NotFound(f"no member {person_id} in this workspace")
         return membership
 
-    def _event(self, session, slug: str, type_: str, person: dict, role: str, actor: dict | None, at: datetime) -> None:
+    def _member_event(self, slug: str, type_: str, person: dict, role: str, actor: dict | None, at: datetime) -> Insert:
         data = {"person": {"id": str(person["_id"]), "email": person["email"], "name": person["name"]}, "role": role,
                 "actor": actor, "at": iso(at)}
-        self.repo.event(slug, type_, data).apply(session)
+        return self.repo.event(slug, type_, data)
 
     # -- sign-in settings and the audit log ---------------------------------------------------
 
@@ -514,13 +542,13 @@ class PeopleService:
         self._require_owner(caller, slug)
         fields = check(body, schemas.SIGN_IN_SETTINGS)
 
-        def work(session):
+        def work(tx: PeopleRepository) -> None:
             at = now()
-            doc = self.repo.set_sign_in_settings(session, slug, fields, at)
-            self.repo.record(slug, "sign_in_settings.changed", auth.actor(caller), {"fields": sorted(fields)}, at, session)
-            return doc
+            tx.open_with(tx.set_sign_in_settings(slug, fields, at))
+            tx.add(tx.audit_entry(slug, "sign_in_settings.changed", auth.actor(caller), {"fields": sorted(fields)}, at))
 
-        return shapes.sign_in_settings(slug, self.repo.transaction(work), contract.DEFAULT_END_USER_METHODS,
+        self.repo.unit_of_work(work)
+        return shapes.sign_in_settings(slug, self.repo.sign_in_settings(slug), contract.DEFAULT_END_USER_METHODS,
                                        self.repo.oidc_button(slug))
 
     def audit_log(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
