@@ -10,7 +10,7 @@ from __future__ import annotations
 from testkit.api import assert_error, create_workspace, wait_for
 from testkit.mail import link_in, text_of, wait_for_mail
 
-from .helpers import address, invite, join, sign_in_by_mail, token_of
+from .helpers import address, join, sign_in_by_mail, token_of
 
 
 def key_of(ws, session: str, **fields) -> str:
