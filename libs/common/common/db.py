@@ -92,6 +92,13 @@ class Store:
         the server has client ``bulkWrite``; return the count each touched (matched for
         updates, deleted for deletes, 0 for inserts). A duplicate key raises
         DuplicateKeyError; a write conflict aborts so :meth:`transaction` runs the work again."""
+        if writes and session.operation_time is None:
+            # Nothing has run in this transaction yet. A client bulkWrite that opens one carries
+            # the transaction's readConcern, which the local stand-in refuses: the first write
+            # opens it on its own (``operation_time`` is set by the session's first answer).
+            return [writes[0].apply(session), *self.write(session, writes[1:])]
+        if not writes:
+            return []
         if self.bulk_supported is not False:
             try:
                 result = self.client.bulk_write([w.bulk_op() for w in writes], session=session, verbose_results=True, ordered=True)

@@ -35,18 +35,9 @@ class WorkspaceRepository(Repository):
     # -- units of work ----------------------------------------------------------------------
 
     def _insert_all(self, writes: list[Insert | None]) -> None:
-        """Insert new documents (and their event) in one unit of work.
-
-        One command each, not ``tx.add``'s one bulk write: nothing is read first, and a client
-        bulkWrite that opens a transaction carries the transaction's readConcern, which the
-        local stand-in refuses. A duplicate key raises DuplicateKeyError and nothing is written."""
-
-        def work(tx: WorkspaceRepository) -> None:
-            for write in writes:
-                if write is not None:
-                    write.apply(tx.session)
-
-        self.unit_of_work(work)
+        """Insert new documents (and their event) in one unit of work; a duplicate key raises
+        DuplicateKeyError and nothing is written."""
+        self.unit_of_work(lambda tx: tx.add(*(w for w in writes if w is not None)))
 
     # -- workspaces -------------------------------------------------------------------------
 
