@@ -48,7 +48,7 @@ def test_a_post_its_event_and_its_clock_commit_together_or_not_at_all(context, s
     created = {"post": shapes.post_event(doc, ws), "actor": auth.actor(manager(slug))}
 
     def add_post(tx):
-        tx.triage_settings(slug)  # a unit of work reads before it writes, as creating a post does
+        tx.triage_settings(slug)  # read first, as creating a post does: the writes then go in one bulkWrite
         tx.add(*tx.insert_post(doc), tx.event(slug, contract.POST_CREATED, created))
 
     repo.unit_of_work(add_post)
@@ -67,7 +67,7 @@ def test_writes_of_one_unit_of_work_report_what_each_touched(context, slug, repo
     voter = f"sso:{ObjectId()}"
 
     def work(tx):
-        post = tx.find_post(slug, oid)  # a unit of work reads before it writes
+        post = tx.find_post(slug, oid)  # read first: the writes then go in one bulkWrite
         tx.add(tx.insert_vote(workspace=slug, postId=oid, userId=voter, countsFor=str(oid), createdAt=now()),
                *tx.count_vote(post, 1, 0, {}),
                tx.count_vote({**post, "_id": ObjectId()}, 1, 0, {})[0],  # no such post
@@ -101,7 +101,7 @@ def test_an_update_that_expects_values_changes_nothing_once_they_changed(context
 
     def conform(score: float, as_read: int) -> int:
         def work(tx):
-            tx.find_post(slug, oid)  # a unit of work reads before it writes
+            tx.find_post(slug, oid)  # read first, as a rescore does
             tx.add(*tx.conform_posts(slug, [(oid, {"score": score}, as_read)]))
             return tx.flush()[0]
 
