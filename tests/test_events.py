@@ -217,13 +217,14 @@ def test_every_event_written_in_the_suite_is_checked_against_its_contract(servic
     with pytest.raises(EventOffContract, match="createdAt"):  # formats count: a date-time must be one
         repo.event(slug, "comment.created", {"comment": {**comment, "createdAt": "yesterday"}, **on_post})
 
-    # Refused inside its transaction, the change it reports is rolled back with it.
-    def vote_then_report_off_contract(session):
-        repo.insert_vote(workspace=slug, postId=ObjectId(), userId=slug, countsFor="x", createdAt=now()).apply(session)
-        repo.event(slug, "vote.created", {}).apply(session)
+    # Refused inside its unit of work, the change it reports is rolled back with it.
+    def vote_then_report_off_contract(tx):
+        tx.add(tx.insert_vote(workspace=slug, postId=ObjectId(), userId=slug, countsFor="x", createdAt=now()))
+        tx.flush()  # the vote is written in the transaction before the event is refused
+        tx.add(tx.event(slug, "vote.created", {}))
 
     with pytest.raises(EventOffContract):
-        repo.transaction(vote_then_report_off_contract)
+        repo.unit_of_work(vote_then_report_off_contract)
     assert repo.votes.count_documents({"userId": slug}) == 0
 
     # Outside the tests (the setting off) events are written unchecked: the check costs nothing.

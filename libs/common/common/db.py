@@ -92,7 +92,7 @@ class Store:
         the server has client ``bulkWrite``; return the count each touched (matched for
         updates, deleted for deletes, 0 for inserts). A duplicate key raises
         DuplicateKeyError; a write conflict aborts so :meth:`transaction` runs the work again."""
-        if writes and session.operation_time is None:
+        if writes and session is not None and session.operation_time is None:
             # Nothing has run in this transaction yet. A client bulkWrite that opens one carries
             # the transaction's readConcern, which the local stand-in refuses: the first write
             # opens it on its own (``operation_time`` is set by the session's first answer).

@@ -48,17 +48,28 @@ class Owner:
         return body
 
 
+class Questions:
+    """The questions this deployment asks one owner (the classes below)."""
+
+    OWNER = ""
+
+    def __init__(self, client: InternalClient):
+        self.owner = Owner(client, self.OWNER)
+
+    def here(self) -> bool:
+        """Whether this deployment runs the owner (in-process tests run none)."""
+        return self.owner.here()
+
+
 def _error_of(body: object, default: str) -> str:
     return body["error"] if isinstance(body, dict) and isinstance(body.get("error"), str) else default
 
 
-class People:
+class People(Questions):
     """Who persons and team members are: the people service owns addresses (docs/services/people.md, "Internal")."""
 
+    OWNER = "people"
     LOOKUP_BATCH = 1000  # persons the people service looks up at once (its maximum)
-
-    def __init__(self, client: InternalClient):
-        self.owner = Owner(client, "people")
 
     def user_of(self, email: str) -> str:
         """The user id (``person:<id>``) of the person of ``email``, made if nobody signed in
@@ -83,16 +94,17 @@ class People:
         return [{**m, "id": f"{auth.PERSON_PREFIX}{m['id']}"} for m in body["items"]]
 
 
-class Workspaces:
+class Workspaces(Questions):
     """Whether a workspace exists and what it shares (name, boards, statuses, branding: no
     secrets): the workspaces service owns them. Only the operator's requests need asking
     whether a workspace exists (a manager's key belongs to its workspace: the gateway checked),
     and the answer cannot change (workspaces are never deleted), so it is remembered."""
 
+    OWNER = "workspaces"
     BRANDING_SECONDS = 60  # a renamed or recoloured workspace shows in mail within a minute
 
     def __init__(self, client: InternalClient):
-        self.owner = Owner(client, "workspaces")
+        super().__init__(client)
         self._known: set[str] = set()
         self._brandings: TTLCache = TTLCache(maxsize=10_000, ttl=self.BRANDING_SECONDS)
 
@@ -124,16 +136,15 @@ class Workspaces:
         return self.owner.ask("GET", f"/v1/workspaces/{quote(slug)}/branding", what=f"read the branding of '{slug}'")
 
 
-class Posts:
+class Posts(Questions):
     """Which posts exist, who votes for them and what a caller may see: the posts service decides."""
 
-    def __init__(self, client: InternalClient):
-        self.owner = Owner(client, "posts")
+    OWNER = "posts"
 
     def unknown(self, slug: str, ids: list[str]) -> list[str]:
         """The ids among ``ids`` that name no post of workspace ``slug`` (none where this
         deployment runs no posts service: nothing to check against)."""
-        if not self.owner.here():
+        if not self.here():
             return []
         body = self.owner.ask("POST", "/internal/posts/lookup", {"workspace": slug, "ids": ids}, what="check postIds")
         found = set(body.get("found", []))

@@ -12,7 +12,7 @@ commits or none does. ``work`` runs again on a write conflict, so it only reads 
 from __future__ import annotations
 
 import copy
-from typing import Callable, Mapping, Sequence, TypeVar
+from typing import Callable, Mapping, TypeVar
 
 from pymongo.client_session import ClientSession
 
@@ -60,15 +60,6 @@ class Repository:
         nothing, flushes first)."""
         pending, self._pending = self._pending, []
         return self.store.write(self.session, pending) if pending else []
-
-    def transaction(self, work: Callable[[ClientSession], T], *, hot_key: str | None = None) -> T:
-        """Run ``work(session)`` in one transaction, again on a write conflict (``hot_key``: the
-        document every such transaction writes, so this process's writers queue instead)."""
-        return self.store.transaction(work, hot_key=hot_key)
-
-    def write(self, session: ClientSession, writes: Sequence[Write]) -> list[int]:
-        """Several writes of one transaction in one round trip where the server can."""
-        return self.store.write(session, writes)
 
     def event(self, slug: str, type_: str, data: dict) -> Insert:
         """The outbox write of an event, to apply beside the change it reports."""

@@ -35,15 +35,14 @@ class Context(ServiceContext):
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
-    from common.person_directory import PersonDirectory
-    from common.workspace_directory import WorkspaceDirectory
+    from common.directory import People, Workspaces
     from companies.models import ALIAS
     from companies.repository import CompaniesRepository
     from companies.service import CompaniesService
 
     store = Store(settings, ALIAS)
     client = InternalClient(settings, timeout=10)
-    service = CompaniesService(CompaniesRepository(store), WorkspaceDirectory(client), PersonDirectory(client))
+    service = CompaniesService(CompaniesRepository(store), Workspaces(client), People(client))
     return Context(settings=settings, store=store, service=service)
 
 

@@ -15,15 +15,14 @@ from common.claims import COMPANY_ID
 from common.errors import BadRequest, NotFound
 from common.ids import now
 from common.money import to_cents
-from common.person_directory import PersonDirectory
+from common.directory import People, Workspaces
 from common.validation import check
-from common.workspace_directory import WorkspaceDirectory
 from companies import contract, schemas, shapes
 from companies.repository import CompaniesRepository
 
 
 class CompaniesService:
-    def __init__(self, repo: CompaniesRepository, workspaces: WorkspaceDirectory, people: PersonDirectory):
+    def __init__(self, repo: CompaniesRepository, workspaces: Workspaces, people: People):
         self.repo, self.workspaces, self.people = repo, workspaces, people
 
     # -- companies ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ class Context(ServiceContext):
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
-    from common.workspace_directory import WorkspaceDirectory
+    from common.directory import Workspaces
     from domains.config import load_config
     from domains.dns_check import DnsChecker
     from domains.models import ALIAS
@@ -45,7 +45,7 @@ def create_context(settings: Settings) -> Context:
 
     config = load_config(settings)
     store = Store(settings, ALIAS)
-    workspaces = WorkspaceDirectory(InternalClient(settings, timeout=5))
+    workspaces = Workspaces(InternalClient(settings, timeout=5))
     service = DomainService(DomainRepository(store), workspaces, config, DnsChecker(config))
     return Context(settings=settings, store=store, config=config, service=service)
 

@@ -30,7 +30,7 @@ from common import auth
 from common.errors import BadRequest, Conflict, NotFound
 from common.ids import now
 from common.validation import check
-from common.workspace_directory import WorkspaceDirectory
+from common.directory import Workspaces
 from domains import contract as c, names, schemas, shapes, states
 from domains.config import DomainsConfig
 from domains.dns_check import CheckResult, DnsChecker
@@ -52,7 +52,7 @@ def new_token() -> str:
 
 
 class DomainService:
-    def __init__(self, repo: DomainRepository, workspaces: WorkspaceDirectory, config: DomainsConfig, checker: DnsChecker):
+    def __init__(self, repo: DomainRepository, workspaces: Workspaces, config: DomainsConfig, checker: DnsChecker):
         self.repo = repo
         self.workspaces = workspaces
         self.config = config

@@ -12,7 +12,7 @@ from common import auth
 from common.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from common.mail import MailQueue, parse_address
 from common.validation import check
-from common.workspace_directory import WorkspaceDirectory
+from common.directory import Workspaces
 from notifications import schemas, shapes
 from notifications.directory import Directory
 from notifications.repository import NotificationsRepository
@@ -29,7 +29,7 @@ def require_person(caller: auth.Caller) -> str:
 
 
 class NotificationsService:
-    def __init__(self, repo: NotificationsRepository, directory: Directory, workspaces: WorkspaceDirectory,
+    def __init__(self, repo: NotificationsRepository, directory: Directory, workspaces: Workspaces,
                  tokens: UnsubscribeTokens, queue: MailQueue):
         self.repo, self.directory, self.workspaces, self.tokens, self.queue = repo, directory, workspaces, tokens, queue
 

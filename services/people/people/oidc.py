@@ -170,7 +170,7 @@ class OidcSignIn:
         at = now()
 
         def work(tx: PeopleRepository) -> None:
-            tx.open_with(self.repo.set_provider(slug, fields, at))
+            tx.add(self.repo.set_provider(slug, fields, at))
             tx.add(tx.audit_entry(slug, "oidc.changed", auth.actor(caller),
                                   {"issuer": fields["issuer"], "clientId": fields["clientId"]}, at))
 
@@ -181,7 +181,8 @@ class OidcSignIn:
         self.people._require_owner(caller, slug)
 
         def work(tx: PeopleRepository) -> None:
-            removed, _ = tx.open_with(*self.repo.delete_provider(slug))
+            tx.add(*self.repo.delete_provider(slug))
+            removed, _ = tx.flush()
             if removed:
                 tx.add(tx.audit_entry(slug, "oidc.changed", auth.actor(caller), {"issuer": None, "clientId": None}, now()))
 

@@ -105,7 +105,7 @@ class Passkeys:
                 # What the registering session had is all the passkey will ever give.
                 "team": bool(registered_from.get("role")), "proven": session_proven(registered_from),
             })
-            tx.open_with(passkey)
+            tx.add(passkey)
             tx.add(tx.audit_entry(slug, "passkey.registered", actor_of(person),
                                   {"passkey": {"id": str(passkey.document["_id"]), "name": name}}, at))
             return passkey.document
@@ -128,7 +128,8 @@ class Passkeys:
             raise NotFound(unknown)
 
         def work(tx: PeopleRepository) -> None:
-            if tx.open_with(self.repo.remove_passkey(slug, person["_id"], oid)) != [1]:
+            tx.add(self.repo.remove_passkey(slug, person["_id"], oid))
+            if tx.flush() != [1]:
                 raise NotFound(unknown)  # removed meanwhile, by another request of theirs
             tx.add(tx.audit_entry(slug, "passkey.removed", actor_of(person),
                                   {"passkey": {"id": str(doc["_id"]), "name": doc["name"]}}, now()))
@@ -189,7 +190,7 @@ class Passkeys:
             self._require_offered_to_end_users(slug)
 
         def work(tx: PeopleRepository) -> dict:
-            tx.open_with(self.repo.used(passkey["_id"], verified.new_sign_count, now()))
+            tx.add(self.repo.used(passkey["_id"], verified.new_sign_count, now()))
             started, writes = self.people._start(slug, person, membership["role"] if membership else None, METHOD,
                                                  proven=bool(passkey.get("proven")))
             tx.add(*writes)

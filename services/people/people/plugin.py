@@ -84,7 +84,7 @@ def create_context(settings: Settings) -> Context:
     from common.internal import InternalClient
     from common.mail import MailQueue
     from common.plugins import load_services, sole
-    from common.workspace_directory import WorkspaceDirectory
+    from common.directory import Workspaces
     from people.config import load_config
     from people.mail import PeopleMail
     from people.models import ALIAS
@@ -96,7 +96,7 @@ def create_context(settings: Settings) -> Context:
     config = load_config(settings)
     store = Store(settings, ALIAS)
     client = InternalClient(settings, timeout=5)
-    workspaces = WorkspaceDirectory(client)
+    workspaces = Workspaces(client)
     resolver = sole(load_services(), "host_resolver_path")
 
     @cached(TTLCache(maxsize=10_000, ttl=60))

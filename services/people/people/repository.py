@@ -39,15 +39,6 @@ class PeopleRepository(Repository):
         self.audit = store.collection(AuditEntry)
         self.companies_claims = store.collection(CompaniesClaim)
 
-    # -- units of work -------------------------------------------------------------------------
-
-    def open_with(self, *writes: Write) -> list[int]:
-        """Write ``writes`` now, one command each, as the first thing this unit of work sends
-        (before any read or ``add``); how many documents each matched. A client bulkWrite that
-        opens a transaction carries the transaction's readConcern, which the local MongoDB
-        stand-in refuses; what ``add`` collects after these goes in one bulkWrite as usual."""
-        return [write.apply(self.session) for write in writes]
-
     # -- persons -----------------------------------------------------------------------------
 
     def person(self, person_id: ObjectId) -> dict | None:

@@ -78,7 +78,7 @@ def actor_of(person: dict) -> dict:
 
 class PeopleService:
     def __init__(self, repo: PeopleRepository, workspaces, credentials, hosts, mail: PeopleMail, config: PeopleConfig):
-        """``workspaces``: a ``WorkspaceDirectory``; ``credentials``: an ``InternalClient`` to the
+        """``workspaces``: a ``Workspaces``; ``credentials``: an ``InternalClient`` to the
         workspaces service; ``hosts``: ``host -> slug | None`` of verified custom domains."""
         self.repo = repo
         self.workspaces = workspaces
@@ -221,7 +221,8 @@ class PeopleService:
         where = None if self._proven(caller) else caller.workspace
 
         def work(tx: PeopleRepository) -> int:
-            [ended] = tx.open_with(tx.end_sessions(person["_id"], where))
+            tx.add(tx.end_sessions(person["_id"], where))
+            [ended] = tx.flush()
             tx.add(tx.audit_entry(caller.workspace, "sign_out_everywhere", actor_of(person), {"sessions": ended}, now()))
             return ended
 
@@ -244,7 +245,7 @@ class PeopleService:
             raise Forbidden("a session is made from a user token (X-Feedback-User) of this workspace")
         person = self._person_of(caller) if caller.user_id.startswith(auth.PERSON_PREFIX) else None
         started, writes = self._start(slug, person, None, "sso", user=caller)
-        self.repo.unit_of_work(lambda tx: tx.open_with(*writes))
+        self.repo.unit_of_work(lambda tx: tx.add(*writes))
         return started
 
     def _start(self, slug: str, person: dict | None, role: str | None, method: str, user: auth.Caller | None = None,
@@ -404,7 +405,7 @@ class PeopleService:
                 "createdAt": at, "expiresAt": at + timedelta(seconds=self.config.invitation_seconds),
             })
             # It replaces any pending one of the address here, whose link stops working.
-            tx.open_with(tx.drop_pending_invitations(slug, email))
+            tx.add(tx.drop_pending_invitations(slug, email))
             tx.add(invitation, tx.audit_entry(slug, "invitation.created", actor, {"email": email, "role": role}, at))
             return invitation.document
 
@@ -544,7 +545,7 @@ class PeopleService:
 
         def work(tx: PeopleRepository) -> None:
             at = now()
-            tx.open_with(tx.set_sign_in_settings(slug, fields, at))
+            tx.add(tx.set_sign_in_settings(slug, fields, at))
             tx.add(tx.audit_entry(slug, "sign_in_settings.changed", auth.actor(caller), {"fields": sorted(fields)}, at))
 
         self.repo.unit_of_work(work)

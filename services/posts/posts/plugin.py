@@ -15,7 +15,7 @@ from common.plugins import Budget, Route, ServiceContext, ServiceSpec, hookimpl
 from posts import contract
 
 if TYPE_CHECKING:  # the gateway reads this module: no service code at import
-    from common.person_directory import PersonDirectory
+    from common.directory import People
     from posts.access import Access
     from posts.board import Board
     from posts.config import PostsConfig
@@ -91,7 +91,7 @@ class Context(ServiceContext):
 def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
-    from common.person_directory import PersonDirectory
+    from common.directory import People
     from posts.config import load_config
     from posts.embeddings import LazyEmbedder
     from posts.models import ALIAS
@@ -102,11 +102,11 @@ def create_context(settings: Settings) -> Context:
     repo = PostRepository(Store(settings, ALIAS))
     client = InternalClient(settings, timeout=5)
     workspaces = Workspaces(repo, client, config)
-    return wire(settings, repo, workspaces, config, LazyEmbedder() if config.semantic_search else None, PersonDirectory(client))
+    return wire(settings, repo, workspaces, config, LazyEmbedder() if config.semantic_search else None, People(client))
 
 
 def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, config: PostsConfig,
-         embedder: LazyEmbedder | None = None, people: PersonDirectory | None = None) -> Context:
+         embedder: LazyEmbedder | None = None, people: People | None = None) -> Context:
     """The service's concepts over ``repo``: an API process's, or another one's over the same
     database (``embedder`` None: semantic search off; ``people`` None: no people service)."""
     from posts.access import Access

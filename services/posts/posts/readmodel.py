@@ -32,7 +32,8 @@ from typing import Callable
 
 from cachetools import LRUCache
 
-from common.errors import NotFound, Unavailable
+from common.errors import NotFound
+from common import directory
 from common.internal import InternalClient
 from posts.config import PostsConfig
 from posts.repository import PostRepository
@@ -84,7 +85,7 @@ class Snapshot:
 class Workspaces:
     def __init__(self, repo: PostRepository, client: InternalClient, config: PostsConfig, clock: Callable[[], float] = time.monotonic):
         self.repo = repo
-        self.client = client
+        self.owner = directory.Workspaces(client)
         self.config = config
         self.clock = clock
         # Every workspace of the read model, as the database holds it (the poller loads them
@@ -156,15 +157,14 @@ class Workspaces:
             return snapshot
 
     def _ask(self, slug: str) -> Snapshot | None:
-        if not self.client.settings.service_url("workspaces"):
+        if not self.owner.here():
             doc = self.repo.workspace_view(slug)  # no owner to ask (in-process tests): the read model is all
             return self._remember(Snapshot.from_doc(doc)) if doc is not None else None
         # Read-your-writes: the owner answers with the same data as its events.
-        status, body = self.client.json("workspaces", "GET", f"/internal/workspaces/{slug}/snapshot")
-        if status == 404:
+        try:
+            body = self.owner.snapshot(slug)
+        except NotFound:
             return None
-        if status != 200 or not isinstance(body, dict):
-            raise Unavailable(f"cannot read workspace '{slug}' now: the workspaces service answered {status}")
         self.apply(body)
         return self._remember(Snapshot.from_doc(body))
 

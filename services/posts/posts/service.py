@@ -16,7 +16,7 @@ from bson.errors import InvalidId
 from common import auth
 from common.errors import BadRequest, Conflict, Forbidden, NotFound
 from common.ids import now, object_id
-from common.person_directory import PersonDirectory
+from common.directory import People
 from common.validation import check
 from posts import access, contract, embeddings, schemas, shapes, text, triage
 from posts.access import Access
@@ -31,7 +31,7 @@ _ABSENT = {"tags": [], "fields": {}, "owner": None, "eta": None}
 
 class PostService:
     def __init__(self, repo: PostRepository, access: Access, workspaces: Workspaces, scores: Scores, config: PostsConfig,
-                 embedder: embeddings.LazyEmbedder | None = None, people: PersonDirectory | None = None):
+                 embedder: embeddings.LazyEmbedder | None = None, people: People | None = None):
         self.repo = repo
         self.access = access
         self.workspaces = workspaces

@@ -16,7 +16,7 @@ from common import auth
 from common.db import Write
 from common.errors import BadRequest, Conflict, Forbidden, Unauthorized
 from common.ids import now, object_id
-from common.person_directory import PersonDirectory
+from common.directory import People
 from common.validation import check
 from posts import access, contract, schemas, shapes
 from posts.access import Access
@@ -32,7 +32,7 @@ class NotVoted(Exception):
 
 class Votes:
     def __init__(self, repo: PostRepository, access: Access, workspaces: Workspaces, revenue: Revenue, scores: Scores,
-                 people: PersonDirectory | None = None):
+                 people: People | None = None):
         self.repo = repo
         self.access = access
         self.workspaces = workspaces

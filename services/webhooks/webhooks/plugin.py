@@ -45,7 +45,7 @@ def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
     from common.plugins import event_catalog, load_services
-    from common.workspace_directory import WorkspaceDirectory
+    from common.directory import Workspaces
     from webhooks.config import load_config
     from webhooks.delivery_client import DeliveryClient
     from webhooks.models import ALIAS
@@ -58,7 +58,7 @@ def create_context(settings: Settings) -> Context:
     repo = WebhookRepository(store)
     policy = UrlPolicy(config)
     catalog = {**event_catalog(load_services()), contract.WEBHOOK_TEST: None}
-    workspaces = WorkspaceDirectory(InternalClient(settings, timeout=5))
+    workspaces = Workspaces(InternalClient(settings, timeout=5))
     return Context(
         settings=settings,
         config=config,

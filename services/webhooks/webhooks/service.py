@@ -25,7 +25,7 @@ from common import auth
 from common.errors import BadRequest, Conflict, NotFound
 from common.ids import iso, now, object_id
 from common.validation import check
-from common.workspace_directory import WorkspaceDirectory
+from common.directory import Workspaces
 from webhooks import contract, schemas, shapes
 from webhooks.config import WebhooksConfig
 from webhooks.repository import WebhookRepository
@@ -50,7 +50,7 @@ class WebhookService:
     def __init__(
         self,
         repo: WebhookRepository,
-        workspaces: WorkspaceDirectory,
+        workspaces: Workspaces,
         config: WebhooksConfig,
         policy: UrlPolicy,
         catalog: dict[str, str | None],

@@ -51,12 +51,12 @@ def create_context(settings: Settings) -> Context:
     from common.internal import InternalClient
     from common.secretbox import default_box
     from workspaces.models import ALIAS
-    from workspaces.post_directory import PostDirectory
+    from common.directory import Posts
     from workspaces.repository import WorkspaceRepository
     from workspaces.service import WorkspaceService
 
     store = Store(settings, ALIAS)
-    posts = PostDirectory(InternalClient(settings, timeout=5))
+    posts = Posts(InternalClient(settings, timeout=5))
     return Context(settings=settings, store=store, service=WorkspaceService(WorkspaceRepository(store, default_box()), posts))
 
 

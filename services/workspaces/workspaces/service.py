@@ -44,14 +44,14 @@ from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorize
 from common.ids import new_id, now, object_id
 from common.validation import check
 from workspaces import api_keys, contract, schemas, shapes
-from workspaces.post_directory import PostDirectory
+from common.directory import Posts
 from workspaces.repository import WorkspaceRepository
 
 
 class WorkspaceService:
-    def __init__(self, repo: WorkspaceRepository, post_directory: PostDirectory):
+    def __init__(self, repo: WorkspaceRepository, posts: Posts):
         self.repo = repo
-        self.posts = post_directory
+        self.posts = posts
 
     # -- workspaces ---------------------------------------------------------------------------
 
