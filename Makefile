@@ -20,7 +20,7 @@ install: $(STAMP)  ## a virtualenv with pinned dependencies and every package of
 run: install  ## the whole platform locally: gateway on http://127.0.0.1:$${GATEWAY_PORT:-8080}
 	$(BIN)/feedback-dev
 
-TEST_PROCESSES ?= 2
+TEST_PROCESSES ?= 3
 test: install  ## the whole test suite against local MongoDB/Kafka-compatible servers it starts
 	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile
 
