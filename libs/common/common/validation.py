@@ -3,7 +3,8 @@
 The schemas are the ones the OpenAPI document shows: a service's ``openapi.yaml`` names each by
 ``x-schema`` and the gateway puts it in (``gateway/openapi.py``), so the document promises what
 the service checks. Every failure is a :class:`BadRequest` whose message names the field (a
-text past its length with :data:`OVERSIZE` is a :class:`PayloadTooLarge`).
+text past its length with :data:`OVERSIZE` is a :class:`PayloadTooLarge`); a body that is not
+declared ``application/json`` is an :class:`UnsupportedMediaType` (415), whatever it holds.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Callable
 import falcon
 import jsonschema
 
-from common.errors import BadRequest, PayloadTooLarge
+from common.errors import BadRequest, FeedbackError, PayloadTooLarge
 
 # Schema keyword (an OpenAPI extension, ignored by JSON Schema): a string past its maxLength is
 # refused as 413 Payload Too Large (content too long to keep), not as malformed input (400).
@@ -143,11 +144,53 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"field '{path}': {error.message}" if path else error.message
 
 
+JSON_MEDIA_TYPE = "application/json"
+
+
+class UnsupportedMediaType(FeedbackError):
+    """A request body that is not declared JSON (a form, text, no Content-Type at all)."""
+
+    status = "415 Unsupported Media Type"
+
+
 def media(req: falcon.Request) -> Callable[[], Any]:
     """The JSON body of ``req``, parsed when the service layer validates it (:func:`check`),
     after it has checked who is asking: a caller without the right learns nothing from the
-    body's validation, not even whether it parses. An absent body counts as ``{}``."""
-    return lambda: req.get_media(default_when_empty={})
+    body's validation, not even whether it parses. An absent body counts as ``{}``.
+
+    Every body is JSON, declared so: ``Content-Type: application/json`` (any parameters, such
+    as a charset; media types are case-insensitive). Any other type, or a body without one, is
+    a 415 naming the type it got, never read as fields (a form's fields would otherwise be
+    validated as if the client had sent JSON, and the answer would name a missing field)."""
+
+    read: list = []  # the parsed body, once: the stream is read only once
+
+    def body() -> Any:
+        if not read:
+            read.append(_json_body(req))
+        return read[0]
+
+    return body
+
+
+def _json_body(req: falcon.Request) -> Any:
+    declared = (req.content_type or "").strip()
+    if not declared and not req.content_length:
+        return {}  # no body at all (a POST that needs none, an empty PATCH)
+    if _media_type(declared) != JSON_MEDIA_TYPE:
+        given = f"Content-Type {declared!r}" if declared else "no Content-Type"
+        raise UnsupportedMediaType(f"request body must be {JSON_MEDIA_TYPE} (with or without a charset); got {given}")
+    # The app's JSON handler, whatever the spelling of the type (it reads UTF-8, as JSON is).
+    handler = req.options.media_handlers[JSON_MEDIA_TYPE]
+    try:
+        return handler.deserialize(req.bounded_stream, declared, req.content_length)
+    except falcon.MediaNotFoundError:
+        return {}
+
+
+def _media_type(content_type: str | None) -> str:
+    """The type/subtype of a Content-Type, without its parameters, in lower case."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
 
 
 def param(req: falcon.Request, name: str, schema: dict, required: bool = False):

@@ -4,8 +4,9 @@ import falcon
 import falcon.testing
 import pytest
 
+from common.app import create_app
 from common.errors import BadRequest, PayloadTooLarge
-from common.validation import BOOLEAN, TEXT, VISIBLE, check, choice, integer, long_string, obj, param, string
+from common.validation import BOOLEAN, TEXT, VISIBLE, check, choice, integer, long_string, media, obj, param, string
 
 SCHEMA = obj({"title": string(10, 1), "on": BOOLEAN, "tags": {"type": "array", "maxItems": 2}}, required=("title",))
 
@@ -95,3 +96,61 @@ def test_param_refuses_what_its_schema_does_not(query, name, schema, message):
 
 def request(query: str) -> falcon.Request:
     return falcon.Request(falcon.testing.create_environ(query_string=query))
+
+
+# -- request bodies: JSON, declared as JSON ------------------------------------------------------
+
+
+class Echo:
+    """A resource that reads its body as every service's resources do."""
+
+    def on_post(self, req, resp):
+        resp.media = check(media(req), SCHEMA)
+
+    on_put = on_patch = on_post
+
+
+def client() -> falcon.testing.TestClient:
+    app = create_app("validation-test")
+    app.add_route("/echo", Echo())
+    return falcon.testing.TestClient(app)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH"])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("application/x-www-form-urlencoded", b"title=ok"),
+        ("multipart/form-data; boundary=xx", b'--xx\r\nContent-Disposition: form-data; name="title"\r\n\r\nok\r\n--xx--\r\n'),
+        ("text/plain", b'{"title": "ok"}'),
+        ("text/plain", b""),
+        ("application/xml", b"<title>ok</title>"),
+        ("application/jsonx", b'{"title": "ok"}'),
+    ],
+)
+def test_a_body_that_is_not_declared_json_is_415_naming_both_types(method, content_type, body):
+    r = client().simulate_request(method, "/echo", body=body, headers={"Content-Type": content_type})
+    assert r.status_code == 415, r.text
+    assert set(r.json) == {"error"}, "the platform's one error shape"
+    assert content_type.split(";")[0] in r.json["error"] and "application/json" in r.json["error"]
+
+
+def test_a_body_without_a_content_type_is_415():
+    r = client().simulate_post("/echo", body=b'{"title": "ok"}')
+    assert r.status_code == 415, r.text
+    assert "no Content-Type" in r.json["error"] and "application/json" in r.json["error"]
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8",
+                                          "Application/JSON", " application/json "])
+def test_json_is_read_with_or_without_a_charset(content_type):
+    r = client().simulate_post("/echo", body=b'{"title": "ok"}', headers={"Content-Type": content_type})
+    assert (r.status_code, r.json) == (200, {"title": "ok"})
+
+
+def test_no_body_is_an_empty_object_and_malformed_json_is_400():
+    assert client().simulate_post("/echo").json == {"error": "field 'title' is required"}
+    r = client().simulate_post("/echo", body=b"", headers={"Content-Type": "application/json"})
+    assert (r.status_code, r.json) == (400, {"error": "field 'title' is required"})
+    r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
+    assert (r.status_code, r.json) == (400, {"error": "request body is not valid JSON"})

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from testkit import wait_for
+from testkit import assert_error, wait_for
 from .helpers import Board, anon
 
 POST_FIELDS = {
@@ -70,6 +70,21 @@ def test_create_post_anonymous_needs_anon_submit(board):
     r = wait_for(submit, what="anonSubmit to reach the read model")
     assert r.status_code == 201, r.text
     assert r.json()["verified"] is False
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain", None])
+def test_a_body_that_is_not_json_is_415_naming_the_type_it_got(board, content_type):
+    # A form post used to be read as fields ("field 'boardSlug' is required"); the 415.
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = board.api.post(board.path, key=board.ws.key, data=b"boardSlug=features&title=x&content=y", headers=headers)
+    message = assert_error(r, 415)
+    assert (content_type or "no Content-Type") in message and "application/json" in message
+    post = board.post()
+    r = board.api.patch(f"{board.path}/{post['id']}", key=board.ws.key, data=b'{"title": "t"}', headers={"Content-Type": "text/plain"})
+    assert "text/plain" in assert_error(r, 415)
+    r = board.api.post(board.path, key=board.ws.key, data=b'{"boardSlug": "features", "title": "x", "content": "y"}',
+                       headers={"Content-Type": "application/json; charset=utf-8"})
+    assert r.status_code == 201, r.text
 
 
 def test_create_post_unknown_workspace_is_404(api):
