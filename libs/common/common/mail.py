@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email.headerregistry import Address
 from email.message import EmailMessage
+from email.policy import EmailPolicy
 from email.utils import format_datetime
 from collections import deque
 from typing import Callable, Iterable, Mapping
@@ -85,6 +86,45 @@ class Message:
 
 # -- composing ------------------------------------------------------------------------------
 
+# RFC 2369's list headers and RFC 8058's: angle-bracketed URLs a mail provider reads as written.
+URL_LIST_HEADERS = frozenset({"list-help", "list-unsubscribe", "list-unsubscribe-post", "list-subscribe", "list-post",
+                              "list-owner", "list-archive"})
+MAX_LINE = 998  # RFC 5322: a line of a message holds at most 998 characters (its CRLF aside)
+
+
+class MailPolicy(EmailPolicy):
+    """Python's default email policy, except for the list headers (``URL_LIST_HEADERS``): the
+    default folds a value too long for a 78-character line that it cannot break (an unsubscribe
+    URL with its token) by RFC 2047-encoding it, ``=?utf-8?q?=3Chttp...?=``, which no mail
+    provider reads as a URL. An ASCII list header is written as it is, folded only at the
+    whitespace between its URLs (RFC 2369), so a URL stays on one line of up to ``MAX_LINE``
+    characters; ``ValueError`` for a longer one. Every other header (a non-ASCII subject or
+    name) is folded and encoded as before."""
+
+    def fold(self, name, value):
+        verbatim = self._verbatim(name, value)
+        return super().fold(name, value) if verbatim is None else verbatim
+
+    def fold_binary(self, name, value):
+        verbatim = self._verbatim(name, value)
+        return super().fold_binary(name, value) if verbatim is None else verbatim.encode("ascii")
+
+    def _verbatim(self, name: str, value) -> str | None:
+        text = str(value)
+        if name.lower() not in URL_LIST_HEADERS or not text.isascii():
+            return None
+        lines = [f"{name}:"]
+        for word in text.split():
+            if len(lines[-1]) + 1 + len(word) > (self.max_line_length or MAX_LINE) and lines[-1] != f"{name}:":
+                lines.append("")  # a continuation line: it starts with the space before the word
+            lines[-1] += " " + word
+        if any(len(line) > MAX_LINE for line in lines):
+            raise ValueError(f"the {name} header holds a URL too long for a line of mail ({MAX_LINE} characters)")
+        return self.linesep.join(lines) + self.linesep
+
+
+MAIL_POLICY = MailPolicy()
+
 
 def compose(message: Message, sender: str, message_id: str | None = None, *, date: datetime | None = None) -> EmailMessage:
     """The mail ``message`` becomes, from ``sender`` (``MAIL_FROM``): a multipart/alternative
@@ -94,7 +134,7 @@ def compose(message: Message, sender: str, message_id: str | None = None, *, dat
     and the message's extra headers. ``ValueError`` for an address that is not one, or an extra
     header that repeats one of these."""
     origin = parse_address(sender)
-    mail = EmailMessage()
+    mail = EmailMessage(policy=MAIL_POLICY)
     mail["From"] = Address(display_name=f"{one_line(message.branding.name)} via {PRODUCT}", username=origin.username,
                            domain=origin.domain)
     mail["To"] = parse_address(message.to)
@@ -104,6 +144,7 @@ def compose(message: Message, sender: str, message_id: str | None = None, *, dat
     mail["Auto-Submitted"] = "auto-generated"
     for header, value in message.headers.items():
         mail[header] = one_line(value)  # a header the policy allows once refuses a second (ValueError)
+        MAIL_POLICY.fold(header, mail[header])  # one that cannot be written refuses now, not when sent (ValueError)
     mail.set_content(message.text)
     mail.add_alternative(message.html, subtype="html")
     return mail

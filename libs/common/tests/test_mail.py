@@ -5,7 +5,10 @@ too, by one worker or two. The SMTP servers keep what they take in a Maildir the
 from __future__ import annotations
 
 import datetime
+import email
+import email.policy
 import ipaddress
+import re
 import smtplib
 import socket
 import ssl
@@ -170,6 +173,44 @@ def test_the_mailer_hands_a_message_to_the_server(tmp_path):
     assert got["X-MailFrom"] == "feedback@mail.example.com" and got["X-RcptTo"] == "ann@example.com"
     assert got["Subject"] == "Sign in to Acme" and got["Auto-Submitted"] == "auto-generated"
     assert link_in(got, "http://127.0.0.1:8080/b/acme/signin/") == "http://127.0.0.1:8080/b/acme/signin/abc123"
+
+
+def test_list_unsubscribe_goes_out_as_its_plain_url_and_a_non_ascii_subject_still_encoded(tmp_path):
+    # A long unbreakable ASCII value is folded by Python's email policy by RFC 2047-encoding it
+    # (=?utf-8?q?=3Chttp...?=): mail providers then find no URL (RFC 2369, RFC 8058). Issue 36.
+    unsubscribe = "http://127.0.0.1:8080/b/acme/unsubscribe?token=" + "a1B2-_" * 20
+    subject = "Dark mode is now « In progress » — ünïcödé, long enough to need folding in its header"
+    mail = compose(message(subject=subject, branding=Branding(name="Åcme Straße"),
+                           headers={"List-Unsubscribe": f"<{unsubscribe}>",
+                                    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}), SENDER)
+    with smtp_server(tmp_path) as server:
+        Mailer(server.url, SENDER).send(mail)
+        got = wait_for_mail(server.folder, to="ann@example.com")
+    [path] = (tmp_path / "new").iterdir()
+    raw = path.read_bytes().replace(b"\r\n", b"\n")
+    headers = raw.split(b"\n\n", 1)[0]
+    lines = headers.split(b"\n")
+    assert f"List-Unsubscribe: <{unsubscribe}>".encode() in lines, headers.decode()
+    assert b"List-Unsubscribe-Post: List-Unsubscribe=One-Click" in lines
+    assert b"=?" not in b"".join(line for line in lines if line.lower().startswith(b"list-"))
+    # What still needs encoding is encoded as before: each encoded word at most 75 characters
+    # (RFC 2047), each line at most 78 but the URL's (RFC 5322).
+    assert got["Subject"] == subject and parseaddr(got["From"])[0] == "Åcme Straße via Feedback"
+    raw_subject = re.search(rb"^Subject:.*(?:\n[ \t].*)*", headers, re.MULTILINE).group(0)
+    assert headers.isascii() and b"=?utf-8?" in raw_subject, raw_subject
+    assert all(len(word) <= 75 for word in re.findall(rb"=\?[^?]+\?[qQbB]\?[^?]*\?=", headers))
+    assert all(len(line) <= 78 for line in lines if not line.startswith(b"List-Unsubscribe: <"))
+    assert got["List-Unsubscribe"] == f"<{unsubscribe}>"
+
+
+def test_list_headers_fold_between_their_urls_never_inside_one_and_refuse_a_line_past_998():
+    first, second = "https://example.com/u/" + "x" * 70, "mailto:unsubscribe@example.com?subject=" + "y" * 50
+    mail = compose(message(headers={"List-Unsubscribe": f"<{first}>, <{second}>"}), SENDER)
+    folded = mail.as_bytes().split(b"\n\n", 1)[0]
+    assert f"List-Unsubscribe: <{first}>,\n <{second}>".encode() in folded
+    assert email.message_from_bytes(mail.as_bytes(), policy=email.policy.default)["List-Unsubscribe"] == f"<{first}>, <{second}>"
+    with pytest.raises(ValueError, match="998"):
+        compose(message(headers={"List-Unsubscribe": "<https://example.com/" + "z" * 1000 + ">"}), SENDER)
 
 
 @pytest.fixture(scope="module")

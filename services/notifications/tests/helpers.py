@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from email.message import EmailMessage
+from pathlib import Path
 
 from testkit.api import wait_for
 from testkit.mail import messages, text_of
@@ -68,6 +69,19 @@ def quiet(maildir, emails: list[str], seconds: float = 2.0) -> None:
 
 def unsubscribe_link(message: EmailMessage) -> str:
     return message["List-Unsubscribe"].strip("<>")
+
+
+def raw_header_lines(maildir, message: EmailMessage) -> list[bytes]:
+    """The header lines of ``message`` as the SMTP server took them (its file in the Maildir,
+    found by its Message-ID), before any parser decoded them."""
+    marker = f"Message-ID: {message['Message-ID']}".encode()
+    for sub in ("new", "cur"):
+        for path in (Path(maildir) / sub).iterdir():
+            raw = path.read_bytes().replace(b"\r\n", b"\n")
+            headers = raw.split(b"\n\n", 1)[0]
+            if marker in headers.split(b"\n"):
+                return headers.split(b"\n")
+    raise AssertionError(f"no file in {maildir} holds {marker!r}")
 
 
 def body(message: EmailMessage) -> str:

@@ -7,7 +7,8 @@ import pytest
 
 from testkit.api import assert_error
 
-from .helpers import Person, body, create_post, mail_to, quiet, set_status, unsubscribe_link, wait_for_notification
+from .helpers import (Person, body, create_post, mail_to, quiet, raw_header_lines, set_status, unsubscribe_link,
+                      wait_for_notification)
 
 
 @pytest.fixture
@@ -27,6 +28,8 @@ def test_a_status_change_mails_each_follower_once_with_one_click_unsubscribe(ws,
         assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
         link = unsubscribe_link(message)
         assert link.startswith(f"{ws.api.base[:-3]}/b/{ws.slug}/unsubscribe?token=")
+        # As sent: the plain URL a mail provider reads (RFC 2369, RFC 8058), not RFC 2047-encoded.
+        assert f"List-Unsubscribe: <{link}>".encode() in raw_header_lines(maildir, message)
         assert f"/b/{ws.slug}/p/{post['id']}" in body(message) and "/account/notifications" in body(message)
         assert message.get_body(preferencelist=("html",)) is not None and message["Auto-Submitted"] == "auto-generated"
     quiet(maildir, [bystander.email], seconds=0)
