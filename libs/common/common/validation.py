@@ -66,6 +66,13 @@ def shape(properties: dict) -> dict:
     return obj(properties, tuple(properties))
 
 
+def exactly_one(*names: str) -> dict:
+    """What asks an object for exactly one of these fields (``{**obj(...), **exactly_one(...)}``):
+    a ``oneOf`` of requirements, which the OpenAPI document shows as it is; given none or
+    several, the message names them all."""
+    return {"oneOf": [{"required": [name]} for name in names]}
+
+
 def nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
@@ -116,6 +123,11 @@ def check(value: Any, schema: dict) -> dict:
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
+    names = _exactly_one(error)
+    if names is not None:
+        where = ".".join(str(p) for p in names[1])
+        listed = " or ".join([", ".join(f"'{n}'" for n in names[0][:-1]), f"'{names[0][-1]}'"])
+        return f"give exactly one of {listed}" + (f" in field '{where}'" if where else "")
     path = ".".join(str(p) for p in error.absolute_path)
     if error.validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
@@ -151,6 +163,17 @@ class UnsupportedMediaType(FeedbackError):
     """A request body that is not declared JSON (a form, text, no Content-Type at all)."""
 
     status = "415 Unsupported Media Type"
+
+
+def _exactly_one(error: jsonschema.ValidationError) -> tuple[list[str], Any] | None:
+    """The fields of an :func:`exactly_one` the error is about (none or several were given), and
+    where the object is; None for any other error."""
+    while error is not None:
+        branches = error.validator_value if error.validator == "oneOf" else None
+        if branches and all(set(b) == {"required"} and len(b["required"]) == 1 for b in branches):
+            return [b["required"][0] for b in branches], error.absolute_path
+        error = error.parent
+    return None
 
 
 def media(req: falcon.Request) -> Callable[[], Any]:

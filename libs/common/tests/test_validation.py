@@ -6,7 +6,7 @@ import pytest
 
 from common.app import create_app
 from common.errors import BadRequest, PayloadTooLarge
-from common.validation import BOOLEAN, TEXT, VISIBLE, check, choice, integer, long_string, media, obj, param, string
+from common.validation import BOOLEAN, TEXT, VISIBLE, check, choice, exactly_one, integer, long_string, media, obj, param, string
 
 SCHEMA = obj({"title": string(10, 1), "on": BOOLEAN, "tags": {"type": "array", "maxItems": 2}}, required=("title",))
 
@@ -154,3 +154,23 @@ def test_no_body_is_an_empty_object_and_malformed_json_is_400():
     assert (r.status_code, r.json) == (400, {"error": "field 'title' is required"})
     r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
     assert (r.status_code, r.json) == (400, {"error": "request body is not valid JSON"})
+
+
+BOARD = {**obj({"boardSlug": string(10, 1), "boardId": string(24, 1), "title": string(10, 1)}, required=("title",)),
+         **exactly_one("boardSlug", "boardId")}
+
+
+@pytest.mark.parametrize("value", [{"title": "ok"}, {"title": "ok", "boardSlug": "a", "boardId": "b"}])
+def test_exactly_one_names_every_field_when_none_or_both_are_given(value):
+    with pytest.raises(BadRequest) as ex:
+        check(value, BOARD)
+    assert ex.value.message == "give exactly one of 'boardSlug' or 'boardId'"
+
+
+def test_exactly_one_takes_either_and_checks_it_as_usual():
+    assert check({"title": "ok", "boardId": "b"}, BOARD) == {"title": "ok", "boardId": "b"}
+    assert check({"title": "ok", "boardSlug": "a"}, BOARD) == {"title": "ok", "boardSlug": "a"}
+    with pytest.raises(BadRequest, match="field 'boardSlug' must not be empty"):
+        check({"title": "ok", "boardSlug": ""}, BOARD)
+    with pytest.raises(BadRequest, match="field 'title' is required"):
+        check({"boardSlug": "a"}, BOARD)

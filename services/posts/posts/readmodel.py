@@ -71,6 +71,9 @@ class Snapshot:
     def board_by_slug(self, slug: str) -> dict | None:
         return next((b for b in self.boards if b["slug"] == slug), None)
 
+    def board_by_id(self, board_id: str) -> dict | None:
+        return next((b for b in self.boards if b["id"] == board_id), None)
+
     def status(self, slug: str) -> dict | None:
         return next((s for s in self.statuses if s["slug"] == slug), None)
 
@@ -127,6 +130,11 @@ class Workspaces:
         """The workspace and its board ``board_slug`` (asking the owner once if it is new to us)."""
         ws = self.ensure(slug, lambda s: s.board_by_slug(board_slug) is not None)
         return ws, ws.board_by_slug(board_slug)
+
+    def board_with_id(self, slug: str, board_id: str) -> tuple[Snapshot, dict | None]:
+        """The workspace and its board whose id is ``board_id`` (asking the owner once if it is new to us)."""
+        ws = self.ensure(slug, lambda s: s.board_by_id(board_id) is not None)
+        return ws, ws.board_by_id(board_id)
 
     def confirmed(self, slug: str, max_age: float) -> Snapshot:
         """The snapshot as the owner stated it at most ``max_age`` seconds ago: what a

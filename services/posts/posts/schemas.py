@@ -10,6 +10,7 @@ from common.validation import (
     TEXT,
     VISIBLE,
     choice,
+    exactly_one,
     integer,
     long_string,
     obj,
@@ -19,18 +20,24 @@ from posts import contract
 
 # A board or status named in a body; one the workspace does not have is a 404.
 BOARD_SLUG = string(100, 1, description="slug of one of the workspace's boards (another is 404)")
+BOARD_ID = string(64, 1, description="id of one of the workspace's boards (another is 404)")
 STATUS_SLUG = string(100, 1, description="slug of one of the workspace's statuses (another is 404)")
 TITLE = string(contract.TITLE_MAX, 1, pattern=VISIBLE, description="not blank; kept without surrounding spaces")
 MODERATION_STATE = choice(contract.MODERATION_STATES)
 
-CREATE_POST = obj(
-    {
-        "boardSlug": BOARD_SLUG,
-        "title": TITLE,
-        "content": long_string(contract.CONTENT_MAX, description="markdown; longer is 413"),
-    },
-    required=("boardSlug", "title", "content"),
-)
+# The board by its slug or by its id (GET /boards lists both): exactly one of them.
+CREATE_POST = {
+    **obj(
+        {
+            "boardSlug": BOARD_SLUG,
+            "boardId": BOARD_ID,
+            "title": TITLE,
+            "content": long_string(contract.CONTENT_MAX, description="markdown; longer is 413"),
+        },
+        required=("title", "content"),
+    ),
+    **exactly_one("boardSlug", "boardId"),
+}
 UPDATE_POST = obj(
     {
         "statusSlug": STATUS_SLUG,

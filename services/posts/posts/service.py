@@ -21,7 +21,7 @@ from common.validation import check
 from posts import access, contract, embeddings, schemas, shapes, text, triage
 from posts.access import Access
 from posts.config import PostsConfig
-from posts.readmodel import Workspaces
+from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 from posts.scores import Scores
 
@@ -43,9 +43,7 @@ class PostService:
     def create(self, caller: auth.Caller, slug: str, body) -> dict:
         self.access.participant(caller, slug, "anonSubmit")
         fields = check(body, schemas.CREATE_POST)
-        ws, board = self.workspaces.board(slug, fields["boardSlug"])
-        if board is None:
-            raise NotFound(f"field 'boardSlug': workspace '{slug}' has no board '{fields['boardSlug']}'")
+        ws, board = self._board(slug, fields)
         title = _title(fields["title"])
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")
@@ -64,6 +62,19 @@ class PostService:
         doc = self.repo.unit_of_work(work)
         # Nobody has voted on a post that did not exist a moment ago: no votes query.
         return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
+
+    def _board(self, slug: str, fields: dict) -> tuple[Snapshot, dict]:
+        """The workspace and the board a new post's body names, by ``boardSlug`` or ``boardId``
+        (exactly one: the schema says so); 404 when the workspace has no such board."""
+        if "boardId" in fields:
+            ws, board = self.workspaces.board_with_id(slug, fields["boardId"])
+            if board is None:
+                raise NotFound(f"field 'boardId': workspace '{slug}' has no board with id '{fields['boardId']}'")
+            return ws, board
+        ws, board = self.workspaces.board(slug, fields["boardSlug"])
+        if board is None:
+            raise NotFound(f"field 'boardSlug': workspace '{slug}' has no board '{fields['boardSlug']}'")
+        return ws, board
 
     def get(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         ws = self.workspaces.get(slug)

@@ -38,10 +38,33 @@ def test_post_on_a_board_created_a_moment_ago(workspace):
         assert r.status_code == 201, r.text
 
 
+def test_create_post_names_its_board_by_id_or_slug(workspace):
+    features = workspace.board("features", "Features")
+    board_path = f"{workspace.path}/posts"
+    r = workspace.api.post(board_path, key=workspace.key, json={"boardId": features["id"], "title": "By id", "content": ""})
+    assert r.status_code == 201, r.text
+    by_id = r.json()
+    assert by_id["boardId"] == features["id"]
+    # A board added a moment ago, named by its id: the read model asks the owner as for a slug.
+    fresh = workspace.board("fresh", "Fresh")
+    r = workspace.api.post(board_path, key=workspace.key, json={"boardId": fresh["id"], "title": "Fresh", "content": ""})
+    assert r.status_code == 201 and r.json()["boardId"] == fresh["id"], r.text
+    fresh_post = r.json()
+    # Every post answer carries its board's id: a post, a list, a search.
+    assert workspace.api.get(f"{board_path}/{by_id['id']}", key=workspace.key).json()["boardId"] == features["id"]
+    listed = workspace.api.get(board_path, key=workspace.key, params={"board": "features"}).json()["items"]
+    assert [(p["id"], p["boardId"]) for p in listed] == [(by_id["id"], features["id"])]
+    found = workspace.api.get(f"{board_path}/search", key=workspace.key, params={"q": "fresh"}).json()["items"]
+    assert {p["id"]: p["boardId"] for p in found}[fresh_post["id"]] == fresh["id"]
+
+
 @pytest.mark.parametrize(
     "body, status, words",
     [
-        ({"title": "x", "content": "y"}, 400, "boardSlug"),
+        ({"title": "x", "content": "y"}, 400, "one of 'boardSlug' or 'boardId'"),
+        ({"boardSlug": "features", "boardId": "0" * 24, "title": "x", "content": "y"}, 400, "one of 'boardSlug' or 'boardId'"),
+        ({"boardId": "", "title": "x", "content": "y"}, 400, "boardId"),
+        ({"boardId": "0" * 24, "title": "x", "content": "y"}, 404, "boardId"),
         ({"boardSlug": "features", "content": "y"}, 400, "title"),
         ({"boardSlug": "features", "title": "x"}, 400, "content"),
         ({"boardSlug": "features", "title": "   ", "content": "y"}, 400, "title"),
