@@ -411,11 +411,27 @@ class PeopleService:
 
         doc = self.repo.unit_of_work(work)
         link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
-        self.mail.invitation(slug, email, role, _inviter(caller, actor), link,
+        self.mail.invitation(slug, email, role, self._inviter(caller), link,
                              self.config.invitation_seconds // 86400, key=str(doc["_id"]),
                              board=self.site_url(self.public_origin, slug, "/"))
         shown = {"link": link} if caller.kind == auth.ADMIN else {}
         return {**shapes.invitation(doc), **shown}
+
+    def _inviter(self, caller: auth.Caller) -> str | None:
+        """Who an invitation says it is from: the member who sent it, signed in or through a key
+        they made, by name and address (the address is what the invited can check); None for
+        the operator and the operator's keys, who are nobody to the invited: the mail then
+        invites in the workspace's name."""
+        if caller.kind == auth.ADMIN:
+            return None
+        if caller.email and not caller.key_id and (caller.user_id or "").startswith(auth.PERSON_PREFIX):
+            return _named(caller.name, caller.email)
+        maker = (caller.key_maker or "").removeprefix(auth.PERSON_PREFIX) if caller.key_id else ""
+        if ObjectId.is_valid(maker):
+            person = self.repo.persons_by_id([ObjectId(maker)]).get(ObjectId(maker))
+            if person is not None:
+                return _named(person.get("name"), person["email"])
+        return None
 
     def invitations(self, caller: auth.Caller, slug: str) -> dict:
         self.workspaces.require_manager(caller, slug)
@@ -618,12 +634,9 @@ def session_proven(doc: dict) -> bool:
     return doc.get("method") in PROVEN_METHODS if proven is None else bool(proven)
 
 
-def _inviter(caller: auth.Caller, actor: dict | None) -> str | None:
-    """Who an invitation says it is from: a member by name and address (the address is what
-    the invited can check), else the key's or the operator's name."""
-    if caller.email and caller.user_id and caller.user_id.startswith(auth.PERSON_PREFIX):
-        return f"{caller.name or caller.email} ({caller.email})" if caller.name != caller.email else caller.email
-    return actor["name"] if actor else None
+def _named(name: str | None, email: str) -> str:
+    """A person as a mail names them: ``Ann (ann@example.com)``, or the address alone."""
+    return f"{name} ({email})" if name and name != email else email
 
 
 def _aware(value: datetime) -> datetime:

@@ -30,15 +30,31 @@ def test_a_sign_in_link_says_where_it_signs_in_for_how_long_and_why_it_came():
     assert "<p>Sign in to Acme &amp; Co's feedback board:</p>" in message.html
 
 
-def test_an_invitation_names_who_sent_it_or_the_team():
+def test_an_invitation_names_the_person_who_sent_it_or_else_the_workspace_invites():
     queue = Queue()
-    mailer = PeopleMail(queue, lambda slug: None)  # a workspace without a name: its slug
+    mailer = PeopleMail(queue, {"acme": "Acme & Co"}.get)
     mailer.invitation("acme", "ann@example.com", "owner", "Bob <b> (bob@example.com)", LINK, 7, key="i1", board=BOARD)
     mailer.invitation("acme", "ann@example.com", "manager", None, LINK, 7, key="i2", board=BOARD)
     [(named, key), (unnamed, _)] = queue.queued
-    assert (named.subject, key) == ("Join acme on Feedback", "invitation:i1")
-    assert named.text.startswith(f"Bob <b> (bob@example.com) invited you to join acme's feedback team as owner.\n\n"
+    assert (named.subject, key) == ("Join Acme & Co on Feedback", "invitation:i1")
+    assert named.text.startswith(f"Bob <b> (bob@example.com) invited you to join Acme & Co's feedback team as owner.\n\n"
                                  f"Accept the invitation:\n{LINK}\n\nThe link works once, for 7 days.\n\n"
-                                 "Sent by the feedback platform on behalf of Bob <b> (bob@example.com), from acme's")
+                                 "Sent by the feedback platform on behalf of Bob <b> (bob@example.com), from Acme & Co's")
     assert "<p>Bob &lt;b&gt; (bob@example.com) invited you" in named.html
-    assert unnamed.text.startswith("The team invited you to join acme's feedback team as manager.")
+    # Nobody to name (the operator, the operator's keys): the workspace invites, in its own name.
+    assert unnamed.subject == "Join Acme & Co on Feedback"
+    assert unnamed.text.startswith(f"You're invited to join Acme & Co's feedback team as manager.\n\n"
+                                   f"Accept the invitation:\n{LINK}\n\nThe link works once, for 7 days.\n\n"
+                                   f"Sent by the feedback platform for Acme & Co's feedback board ({BOARD}). If you did not "
+                                   "expect it, ignore this message: nothing happens unless you accept.\n")
+    assert "<p>You're invited to join Acme &amp; Co's feedback team as manager.</p>" in unnamed.html
+    for text in (unnamed.text, unnamed.html):
+        assert "Operator" not in text and "The team" not in text and "on behalf of" not in text
+
+
+def test_an_invitation_from_a_workspace_without_a_name_calls_it_by_its_slug():
+    queue = Queue()
+    PeopleMail(queue, lambda slug: None).invitation("acme", "ann@example.com", "owner", None, LINK, 7, key="i", board=BOARD)
+    [(message, _)] = queue.queued
+    assert message.subject == "Join acme on Feedback"
+    assert message.text.startswith("You're invited to join acme's feedback team as owner.")

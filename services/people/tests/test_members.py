@@ -28,6 +28,28 @@ def test_an_invitation_is_mailed_and_its_link_makes_a_signed_in_member(workspace
     assert_error(again, 400)  # single use
 
 
+def test_an_invitation_names_the_member_who_sent_it_else_the_workspace_invites(workspace, maildir, api):
+    """The operator (``feedback invite``) and the operator's keys are nobody to the invited: the
+    workspace invites in its own name. A member, signed in or through a key they made, is named
+    with the address the invited can check (issue 36: it said "Operator invited you")."""
+    def invitation_text(key: str | None = None) -> str:
+        email = address("invited")
+        invite(workspace, email, "manager", key=key)
+        return text_of(wait_for_mail(maildir, to=email))
+
+    for text in (invitation_text(), invitation_text(workspace.key)):  # the operator, the operator's key
+        assert text.startswith("You're invited to join Acme's feedback team as manager."), text
+        assert "Operator" not in text and "on behalf of" not in text
+    owner_email = address("owner")
+    owner = join(workspace, owner_email, "owner")
+    r = api.post(f"{workspace.path}/api-keys", key=owner["token"], json={"name": "Owner's script"})
+    assert r.status_code == 201, r.text
+    name = owner_email.split("@")[0]  # a person's name until they choose one
+    for text in (invitation_text(owner["token"]), invitation_text(r.json()["key"])):
+        assert text.startswith(f"{name} ({owner_email}) invited you to join Acme's feedback team as manager."), text
+        assert f"on behalf of {name} ({owner_email})" in text and "Owner's script" not in text
+
+
 def test_an_invitation_works_on_its_own_workspace_only(workspace, other_workspace, api):
     invitation = invite(workspace, address())
     r = api.post(f"{other_workspace.path}/invitations/accept", json={"token": token_of(invitation["link"])})
