@@ -452,7 +452,8 @@ class PeopleService:
 
     def accept_invitation(self, slug: str, body) -> dict:
         """Join the team with the invitation's role and sign in: the link reached the address,
-        which proves it."""
+        which proves it. ``next``: where the new member lands, their workspace's board (whose
+        pages show a member the team's own)."""
         token = check(body, schemas.REDEEM)["token"]
 
         def work(tx: PeopleRepository) -> dict:
@@ -479,7 +480,7 @@ class PeopleService:
             tx.add(tx.audit_entry(slug, "invitation.accepted", actor,
                                   {"email": person["email"], "role": membership["role"]}, at),
                    self._member_event(slug, contract.MEMBER_JOINED, person, membership["role"], actor, at), *writes)
-            return started
+            return {**started, "next": f"/b/{slug}"}
 
         return self.repo.unit_of_work(work, hot_key=f"team:{slug}")
 

@@ -20,6 +20,8 @@ def test_an_invitation_is_mailed_and_its_link_makes_a_signed_in_member(workspace
     assert r.status_code == 201, r.text
     session = r.json()
     assert session["role"] == "owner" and session["token"].startswith("fbs_")
+    # Where the new member lands: their workspace's board (README), not the account page.
+    assert session["next"] == f"/b/{workspace.slug}"
     me = api.get("/me", key=session["token"]).json()
     assert me["role"] == "owner" and me["email"] == email and me["id"].startswith("person:")
     members = api.get(f"{workspace.path}/members", key=session["token"]).json()["items"]
