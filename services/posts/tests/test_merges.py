@@ -1,6 +1,7 @@
 """Merge into a canonical post and undo it exactly, through the gateway."""
 
-from .helpers import Board
+from testkit import wait_for
+from .helpers import Board, anon
 
 
 def merge(board, a, b, key=None, **kw):
@@ -102,3 +103,36 @@ def test_unmerge_errors(board, other_workspace):
     assert unmerge(board, b["id"]).status_code == 409  # not merged
     assert unmerge(board, a["id"]).status_code == 200
     assert unmerge(board, a["id"]).status_code == 409
+
+
+def test_a_merged_post_is_closed_to_every_kind_of_vote(board):
+    """Issue 36 ("a merged post stays open and votable"): every way of voting on a merged post is
+    409 naming the post it was merged into, and changes no count; the merged post is not listed."""
+    a, b = board.post("Export to CSV"), board.post("CSV export")
+    moved = board.user("moved")
+    assert board.vote(a["id"], user=moved).status_code == 201
+    assert merge(board, a["id"], b["id"]).status_code == 200
+    board.ws.settings(anonVote=True)
+    r = board.api.post(f"{board.ws.path}/api-keys", key=board.ws.key, json={"name": "helpdesk", "role": "write"})
+    assert r.status_code == 201, r.text
+    helpdesk = r.json()["key"]
+    votes = f"{board.path}/{a['id']}/votes"
+    attempts = {
+        "a signed-in user": lambda: board.vote(a["id"], user=board.user()),
+        "a user whose vote moved with the merge": lambda: board.vote(a["id"], user=moved),
+        "a manager key": lambda: board.vote(a["id"], key=board.ws.key),
+        "a write key": lambda: board.vote(a["id"], key=helpdesk),
+        "an anonymous visitor": lambda: board.vote(a["id"], headers=anon()),
+        "the team, for someone": lambda: board.api.post(votes, key=board.ws.key, json={"userId": "sso:someone"}),
+        "the team, for an address": lambda: board.api.post(votes, key=board.ws.key, json={"email": "buyer@example.com"}),
+        "a write key, for someone": lambda: board.api.post(votes, key=helpdesk, json={"userId": "sso:someone-else"}),
+    }
+    for who, attempt in attempts.items():
+        # (A response of 4xx is falsy: wait for a list holding it. 401: anonVote not seen yet.)
+        [r] = wait_for(lambda: (lambda r: [r] if r.status_code != 401 else None)(attempt()), what=f"{who}'s answer")
+        assert r.status_code == 409, f"{who}: {r.status_code} {r.text}"
+        assert b["id"] in r.json()["error"], f"{who}: the answer names the post it was merged into: {r.text}"
+    assert board.manager_get(a["id"])["mergedInto"] == {"id": b["id"], "title": "CSV export"}
+    assert board.manager_get(b["id"])["voteCount"] == 1, "only the vote that moved counts"
+    listed = [p["id"] for p in board.api.get(board.path, key=board.ws.key).json()["items"]]
+    assert listed == [b["id"]], "a merged post is not listed"
