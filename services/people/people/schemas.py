@@ -15,7 +15,7 @@ NEXT = string(500, 1)
 # verified custom domain (checked by the service).
 ORIGIN = string(300, 1, pattern=r"^https?://[^/?#]+$")
 
-INVITE = obj({"email": EMAIL, "role": choice(ROLES)}, required=("email", "role"))
+INVITE = obj({"email": EMAIL, "role": choice(ROLES), "origin": ORIGIN}, required=("email", "role"))
 CHANGE_ROLE = obj({"role": choice(ROLES)}, required=("role",))
 REQUEST_LINK = obj({"email": EMAIL, "next": NEXT, "origin": ORIGIN}, required=("email",))
 REDEEM = obj({"token": TOKEN}, required=("token",))

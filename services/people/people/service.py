@@ -384,7 +384,9 @@ class PeopleService:
         ``invitation_seconds``. Accepting signs in as that address's person, so the link is the
         address's alone: only the operator, who runs the platform, sees it in the answer too
         (``feedback invite`` hands it over where mail does not reach yet). A team sends at most
-        ``invitations_per_hour`` (the mail carries its name and the inviter's to any address)."""
+        ``invitations_per_hour`` (the mail carries its name and the inviter's to any address).
+        The link leads to the body's ``origin`` when that is one of the platform's own public
+        addresses (:meth:`link_origin`), else to ``PUBLIC_BASE_URL``."""
         self._require_owner(caller, slug)
         fields = check(body, schemas.INVITE)
         email, role = normalize_email(fields["email"]), fields["role"]
@@ -410,10 +412,11 @@ class PeopleService:
             return invitation.document
 
         doc = self.repo.unit_of_work(work)
-        link = self.site_url(self.public_origin, slug, "/join?" + urlencode({"token": token}))
+        origin = self.link_origin(fields.get("origin"))
+        link = self.site_url(origin, slug, "/join?" + urlencode({"token": token}))
         self.mail.invitation(slug, email, role, self._inviter(caller), link,
                              self.config.invitation_seconds // 86400, key=str(doc["_id"]),
-                             board=self.site_url(self.public_origin, slug, "/"))
+                             board=self.site_url(origin, slug, "/"))
         shown = {"link": link} if caller.kind == auth.ADMIN else {}
         return {**shapes.invitation(doc), **shown}
 
@@ -599,6 +602,14 @@ class PeopleService:
         if parts.scheme == "https" and parts.hostname and self.hosts(parts.hostname) == slug:
             return f"https://{parts.netloc}"
         raise BadRequest("origin must be the platform's public address or this workspace's verified domain")
+
+    def link_origin(self, asked: str | None) -> str:
+        """Where a link the platform hands out leads: ``asked`` when it is one of the platform's
+        own public addresses (``PUBLIC_BASE_URL``, and ``http://localhost:<port>`` where that is
+        a loopback address), else ``PUBLIC_BASE_URL``. Asked in the body, never read from a
+        request header: ``feedback invite`` names the address it called the platform at, so a
+        link leads where the operator is, and never to another site."""
+        return asked if asked in self.public_origins else self.public_origin
 
     def site_url(self, origin: str, slug: str, path: str) -> str:
         """A page of the workspace's board on ``origin`` (a custom domain serves the board at its root)."""
