@@ -36,6 +36,7 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/changelogs/{changelogId}"): "public",
     ("patch", "/v1/workspaces/{slug}/changelogs/{changelogId}"): "manager",
     ("get", "/v1/openapi.json"): "public",
+    ("get", "/v1"): "public",  # the API's index
     # posts: reading is public (non-managers see approved posts); writing needs an identity
     ("get", "/v1/workspaces/{slug}/posts"): "public",
     ("post", "/v1/workspaces/{slug}/posts"): "participant",

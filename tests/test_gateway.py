@@ -18,7 +18,7 @@ def test_openapi_documents_exactly_the_routes(api):
     doc = api.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.1")
     documented = {(path, method) for path, ops in doc["paths"].items() for method in ops if method != "parameters"}
-    served = {("/v1/openapi.json", "get")}
+    served = {("/v1/openapi.json", "get"), ("/v1", "get")}  # the gateway's own
     for spec in load_services().values():
         for route in spec.routes:
             served |= {("/v1" + route.template, m.lower()) for m in route.methods}
@@ -161,3 +161,24 @@ def test_a_plugins_pages_are_routed_outside_v1_without_gateway_changes():
     assert client.simulate_delete("/b/acme").status_code == 405
     assert client.simulate_get("/b/NOT_A_SLUG").status_code == 404
     assert client.simulate_get("/v1/b/acme").status_code == 404
+
+
+class DocsPlugin:
+    @hookimpl
+    def register_service(self):
+        page = Route("/v1/docs", "docs.resources:Reference", ("GET",))
+        return ServiceSpec(name="docs", context="docs.plugin:create_context", pages=[page])
+
+
+def test_the_api_index_names_the_document_and_the_docs_a_plugin_serves():
+    document = {"title": "Feedback platform API", "version": "1.0"}
+    alone = falcon.testing.TestClient(create_app(Settings(), {}, config=ALONE))
+    r = alone.simulate_get("/v1")
+    assert r.status_code == 200 and r.json == {"name": document["title"], "version": document["version"],
+                                               "openapi": "/v1/openapi.json"}  # nobody serves /v1/docs here
+    assert alone.simulate_get("/v1/").json == r.json
+    assert alone.simulate_post("/v1").status_code == 405
+    services = load_services(make_plugin_manager(load_entry_points=False, plugins=[DocsPlugin()]))
+    client = falcon.testing.TestClient(create_app(Settings(), services, config=ALONE))
+    assert client.simulate_get("/v1").json["docs"] == "/v1/docs"
+    assert client.simulate_get("/v1/docs").status_code == 503  # a page of the plugin's (not configured here)

@@ -25,7 +25,7 @@ from gateway.config import GatewayConfig, load_config
 from gateway.clients import ClientAddresses
 from gateway.limits import COLLECTION_DATABASE, RateLimits, open_storage, request_class
 from gateway.hosts import HostRouting
-from gateway.openapi import OpenAPIDocument, build_document
+from gateway.openapi import DOCS, DOCUMENT, INDEX, ApiIndex, OpenAPIDocument, build_document
 
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept", "Idempotency-Key")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow", "Idempotent-Replayed")
@@ -190,7 +190,9 @@ def create_app(
     hosts = [HostRouting(settings, client, *resolver, site_root=site_root, cache_seconds=config.host_cache_seconds)] if resolver else []
     middleware = [MetricsOnlyInternally(metrics_port), *hosts]
     app = create_base_app("gateway", middleware=middleware)
-    app.add_route("/v1/openapi.json", OpenAPIDocument(build_document(settings, services)))
+    document = build_document(settings, services)
+    app.add_route(DOCUMENT, OpenAPIDocument(document))
+    app.add_route(INDEX, ApiIndex(document, docs=any(p.template == DOCS for s in services.values() for p in s.pages)))
     for name, spec in services.items():
         proxy = Proxy(name, client, authn, limits, clients, settings.max_body_bytes)
         for route in spec.routes:

@@ -21,6 +21,12 @@ from common.config import Settings
 from common.plugins import ServiceSpec, resolve
 
 BASE = Path(__file__).with_name("openapi_base.yaml")
+DOCUMENT = "/v1/openapi.json"
+INDEX = "/v1"
+# Where a plugin may serve this document for people (the board site renders it as HTML there);
+# the index names it only when a plugin declares that page.
+DOCS = "/v1/docs"
+OWN_PATHS = (INDEX, DOCUMENT)  # answered by the gateway itself, with no service behind
 # What the gateway itself may answer on any route, whatever the service documents:
 # a malformed or foreign credential, an oversized body, a service that cannot be reached.
 GATEWAY_RESPONSES = {
@@ -49,7 +55,7 @@ def build_document(settings: Settings, services: Mapping[str, ServiceSpec]) -> d
             doc["components"].setdefault(kind, {}).update(items)
     doc["webhooks"] = webhook_section(services)
     for path, operations in doc["paths"].items():
-        if path == "/v1/openapi.json":
+        if path in OWN_PATHS:
             continue
         for method, operation in operations.items():
             if method != "parameters":
@@ -112,3 +118,16 @@ class OpenAPIDocument:
 
     def on_get(self, req, resp):
         resp.media = self.document
+
+
+class ApiIndex:
+    """``GET /v1``: what the API is and where its document is (and its documentation, where a
+    plugin serves it), so the address ``make run`` prints answers something."""
+
+    def __init__(self, document: dict, docs: bool):
+        self.index = {"name": document["info"]["title"], "version": document["info"]["version"], "openapi": DOCUMENT}
+        if docs:
+            self.index["docs"] = DOCS
+
+    def on_get(self, req, resp):
+        resp.media = self.index
