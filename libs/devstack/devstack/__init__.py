@@ -455,6 +455,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         stack.start()
+        # Where this run's gateway answers, for `feedback invite` run from another shell.
+        (data / "gateway-url").write_text(stack.url + "\n")
         print(
             f"""
 Feedback platform running.
@@ -489,4 +491,5 @@ Press Ctrl-C to stop everything.
         pass
     finally:
         print("stopping...", flush=True)
+        (data / "gateway-url").unlink(missing_ok=True)
         stack.stop()
