@@ -449,3 +449,46 @@ def test_accessibility_and_screenshots(browser, site, workspace):
         context.close()
     assert not problems, "\n".join(map(str, problems))
     assert len(list(shots.glob("*.png"))) >= 30
+
+
+def test_the_platform_pages_accessibility_and_screenshots(browser, stack):
+    """The start page (and its form's refusal) and the API reference: no serious or critical axe
+    violation, in the browser's light and dark schemes (the pages follow
+    ``prefers-color-scheme``), on a desktop and on a 390 px phone, where nothing is wider than
+    the screen; screenshots of each."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is missing ({AXE}; npm install --prefix .cache/axe axe-core)")
+    shots = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tempfile.mkdtemp(prefix="feedback-web-")) / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    pages = {"landing": "/", "landing-refused": "/?workspace=Not+a+slug%21", "api-reference": "/v1/docs"}
+    background = {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
+    problems = []
+    for theme in ("light", "dark"):
+        for device, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})):
+            context = browser.new_context(bypass_csp=True, color_scheme=theme, viewport=viewport)
+            pg = context.new_page()
+            for name, path in pages.items():
+                pg.goto(stack.url + path)
+                assert pg.locator("html").get_attribute("data-theme") == "system"
+                assert pg.evaluate("getComputedStyle(document.body).backgroundColor") == background[theme]
+                wide = pg.evaluate("document.documentElement.scrollWidth")
+                if wide > viewport["width"]:
+                    problems.append((theme, device, name, f"{wide} px wide"))
+                pg.screenshot(path=str(shots / f"platform-{name}-{theme}-{device}.png"), full_page=name != "api-reference")
+                pg.add_script_tag(path=str(AXE))
+                result = pg.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                                     ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 3)}))")
+                problems += [(theme, device, name, v) for v in result if v["impact"] in ("serious", "critical")]
+            context.close()
+    assert not problems, "\n".join(map(str, problems))
+    # The start page's links lead where they say; its form opens a board.
+    pg = browser.new_page()
+    pg.goto(stack.url + "/")
+    pg.get_by_role("link", name="API reference", exact=True).first.click()
+    pg.wait_for_url(re.compile(r"/v1/docs$"))
+    assert pg.locator("h1").inner_text() == pg.evaluate("fetch('/v1/openapi.json').then(r => r.json()).then(d => d.info.title)")
+    pg.goto(stack.url + "/")
+    pg.fill("#w-slug", "no-such-workspace")
+    pg.get_by_role("button", name="Open the board").click()
+    pg.wait_for_url(re.compile(r"/b/no-such-workspace$"))
+    pg.close()

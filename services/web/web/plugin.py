@@ -16,9 +16,11 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     import jinja2
 
     from web.config import WebConfig
+    from web.platform import Platform
     from web.service import Site
 
 R = "web.resources:"
+P = "web.platform:"
 B = "/b/{slug}"
 PAGES = [
     Route(B, R + "Board", ("GET",)),
@@ -56,6 +58,11 @@ PAGES = [
     Route(B + "/admin/team/invitations/{invitationId}/revoke", R + "TeamInvitationRevoke", ("POST",)),
     Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
     Route(B + "/static/{name}", R + "Static", ("GET",)),
+    # The platform's own pages, outside any workspace (web.platform): the start page, the API
+    # reference rendered from the gateway's /v1/openapi.json, and their stylesheet.
+    Route("/", P + "Landing", ("GET",)),
+    Route("/v1/docs", P + "ApiReference", ("GET",)),
+    Route("/static/{name}", P + "PlatformStatic", ("GET",)),
 ]
 
 
@@ -64,6 +71,7 @@ class Context(ServiceContext):
     config: WebConfig
     site: Site
     templates: jinja2.Environment
+    platform: Platform
 
 
 # The database the kit's app uses for the site (its readiness check); the site keeps no
@@ -76,13 +84,17 @@ def create_context(settings: Settings) -> Context:
     from common.db import Store
     from web.api import ApiClient
     from web.config import load_config
+    from web.platform import Platform
     from web.render import environment
     from web.service import Site
 
     config = load_config(settings)
     site = Site(ApiClient(config.api_url, config.api_timeout), config)
+    templates = environment()
+    platform = Platform(site.api, templates, B, site.static_file)
     # Who is signed in is the people service's (the cookie holds its session token).
-    return Context(settings=settings, store=Store(settings, ALIAS), config=config, site=site, templates=environment())
+    return Context(settings=settings, store=Store(settings, ALIAS), config=config, site=site, templates=templates,
+                   platform=platform)
 
 
 @hookimpl

@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
-from web import shapes
+from web import reference, shapes
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
 
@@ -38,7 +38,15 @@ def markdown(text: str) -> Markup:
     """Markdown as safe HTML: raw HTML is never passed through, images come only from absolute
     https:// URLs, and what markdown produces is cleaned by nh3 (no script, no event handlers,
     only http(s)/mailto links, rel=noopener)."""
-    html = _md.render(text or "")
+    return _clean(_md.render(text or ""))
+
+
+def markdown_inline(text: str) -> Markup:
+    """One line of markdown (an API field's description) without a paragraph around it, cleaned alike."""
+    return _clean(_md.renderInline(text or ""))
+
+
+def _clean(html: str) -> Markup:
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
@@ -57,6 +65,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["markdown"] = markdown
+    env.filters["markdown_inline"] = markdown_inline
+    env.filters["words"] = reference.words
     env.filters["day"] = lambda iso: (iso or "")[:10]
     env.filters["month"] = shapes.month
     env.filters["number"] = shapes.number
