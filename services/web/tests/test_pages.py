@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 
-import bson
 import pytest
 from web.contract import SECURITY_HEADERS
 

@@ -96,7 +96,7 @@ def test_a_visitor_sees_tags_eta_and_public_fields_and_nothing_of_the_teams(site
 def test_a_manager_sets_and_clears_triage_through_the_form(site, workspace):
     save_triage(workspace)
     manager = team_member(site.base, workspace, "form-owner@example.com")
-    colleague = team_member(site.base, workspace, "form-colleague@example.com", "manager")
+    team_member(site.base, workspace, "form-colleague@example.com", "manager")
     colleague_id = member_id(workspace, "form-colleague@example.com")
     post = create_post(workspace, "Export to CSV")
     page = manager.get(f"/p/{post['id']}").text
