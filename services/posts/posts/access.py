@@ -38,6 +38,19 @@ def identity(caller: auth.Caller) -> str:
     return "anon:unknown"
 
 
+# The user ids of people: a person signed in with a session (the team's members too), an SSO
+# user. Beside them, ``agent:`` (a write key's own identity), ``anon:`` (an anonymous visitor).
+PEOPLE = (auth.PERSON_PREFIX, "sso:")
+
+
+def a_person(caller: auth.Caller) -> bool:
+    """Whether the caller is someone's own identity: an SSO user, or a person with a session (a
+    session token is presented as a key). Not an anonymous visitor, and not a key that is its
+    own identity: a manager key or the operator without a user, a write key's agent (an
+    integration, which submits for others: its vote would count nobody)."""
+    return caller.kind != auth.ANONYMOUS and (caller.user_id or "").startswith(PEOPLE)
+
+
 def verified(caller: auth.Caller) -> bool:
     """A post is verified when its author was identified: an SSO user or a manager."""
     return caller.kind in (auth.USER, auth.MANAGER, auth.ADMIN)

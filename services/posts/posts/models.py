@@ -254,7 +254,7 @@ class Comment(Document):
 
 
 class WorkspaceView(Document):
-    """Read model of a workspace (boards, statuses, flags) from feedback.workspaces."""
+    """Read model of a workspace (boards, statuses, flags, ``authorVotes``) from feedback.workspaces."""
 
     slug = StringField(primary_key=True)
     name = StringField()
@@ -265,6 +265,7 @@ class WorkspaceView(Document):
     anonSubmit = BooleanField(default=False)
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
+    authorVotes = BooleanField(default=True)  # a new post's author, if a person, votes for it (posts.service)
     syncedAt = DateTimeField()  # server time of the last change, for the API processes' polling
     COLLECTION = "workspaces"
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}

@@ -122,11 +122,12 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
     scores = Scores(repo)
     revenue = Revenue(repo, scores)
     access = Access(repo, workspaces, config, scores)
+    votes = Votes(repo, access, workspaces, revenue, scores, people)
     return Context(
         settings=settings, store=repo.store, config=config, workspaces=workspaces, reads=reads, scores=scores,
         revenue=revenue, access=access,
-        service=PostService(repo, access, workspaces, scores, config, embedder, people),
-        votes=Votes(repo, access, workspaces, revenue, scores, people),
+        service=PostService(repo, access, workspaces, scores, votes, config, embedder, people),
+        votes=votes,
         merges=Merges(repo, access, workspaces, revenue, scores, reads, config),
         board=Board(repo, access, workspaces, scores, reads, config, embedder),
     )

@@ -1,4 +1,5 @@
-"""What the posts service knows of each workspace: boards, statuses and anonymous flags.
+"""What the posts service knows of each workspace: boards, statuses, anonymous flags, and
+whether a new post's author votes for it (``authorVotes``).
 
 Fed by ``workspace.created``/``workspace.updated`` snapshots on ``feedback.workspaces``
 (the consumer keeps the highest ``version``). Each API process mirrors the read model in
@@ -41,6 +42,8 @@ from posts.repository import PostRepository
 log = logging.getLogger(__name__)
 
 FLAGS = ("anonSubmit", "anonVote", "anonComment")
+# A snapshot stored before the workspaces service sent ``authorVotes`` has the setting's default.
+AUTHOR_VOTES_DEFAULT = True
 UNKNOWN_STATUS_COLOR = "#64748b"
 WAIT_PERIODS = 5  # read_model_poll periods an idle poller waits on its change stream
 POLL_OVERLAP = timedelta(seconds=5)  # re-read a little of the past: clocks and commits are not instant
@@ -56,6 +59,7 @@ class Snapshot:
     statuses: tuple[dict, ...] = ()  # in display order, each {slug, name, color, order, roadmap}
     default_status: str | None = None
     flags: dict = field(default_factory=dict)
+    author_votes: bool = AUTHOR_VOTES_DEFAULT  # a new post's author, if a person, votes for it
 
     @classmethod
     def from_doc(cls, doc: dict) -> "Snapshot":
@@ -66,6 +70,7 @@ class Snapshot:
             statuses=tuple(doc.get("statuses", [])),
             default_status=doc.get("defaultStatus"),
             flags={f: bool(doc.get(f, False)) for f in FLAGS},
+            author_votes=bool(doc.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
         )
 
     def board_by_slug(self, slug: str) -> dict | None:
@@ -239,5 +244,6 @@ class Workspaces:
             ],
             "defaultStatus": data.get("defaultStatus"),
             **{f: bool(data.get(f, False)) for f in FLAGS},
+            "authorVotes": bool(data.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
         }
         self.repo.store_workspace_view(slug, version, fields)

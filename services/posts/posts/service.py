@@ -24,23 +24,27 @@ from posts.config import PostsConfig
 from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 from posts.scores import Scores
+from posts.votes import Votes
 
 # What a post written before triage holds in place of each triage field (no change: not changed).
 _ABSENT = {"tags": [], "fields": {}, "owner": None, "eta": None}
 
 
 class PostService:
-    def __init__(self, repo: PostRepository, access: Access, workspaces: Workspaces, scores: Scores, config: PostsConfig,
-                 embedder: embeddings.LazyEmbedder | None = None, people: People | None = None):
+    def __init__(self, repo: PostRepository, access: Access, workspaces: Workspaces, scores: Scores, votes: Votes,
+                 config: PostsConfig, embedder: embeddings.LazyEmbedder | None = None, people: People | None = None):
         self.repo = repo
         self.access = access
         self.workspaces = workspaces
         self.scores = scores
+        self.votes = votes  # a new post's author votes for it (the workspace's authorVotes)
         self.config = config
         self.embedder = embedder  # None: new posts get no title vector (POSTS_SEMANTIC_SEARCH)
         self.people = people  # the team is the people service's: a post's owner is one of them
 
     def create(self, caller: auth.Caller, slug: str, body) -> dict:
+        """A new post, and, where the workspace's ``authorVotes`` is on, its author's (a person's)
+        vote for it in the same unit of work (posts.votes.Votes.by_author)."""
         self.access.participant(caller, slug, "anonSubmit")
         fields = check(body, schemas.CREATE_POST)
         ws, board = self._board(slug, fields)
@@ -50,18 +54,25 @@ class PostService:
         new = new_post(slug, board["id"], title, fields["content"], ws.default_status, caller, **self._vector(title))
         actor = auth.actor(caller)
 
-        def work(tx: PostRepository) -> dict:
+        def work(tx: PostRepository) -> tuple[dict, bool]:
             # The new post's score and facets follow the settings as this unit of work reads
             # them (posts.scores). That read opens the transaction, so the writes go in one
             # client bulkWrite after it (a bulkWrite that opens a transaction carries the
             # transaction's readConcern, which the local stand-in refuses).
             doc = {**new, **self.scores.compiled(slug, tx.triage_settings(slug)).derived(new)}
-            tx.add(*tx.insert_post(doc), tx.event(slug, contract.POST_CREATED, {"post": shapes.post_event(doc, ws), "actor": actor}))
-            return doc
+            # The author's vote counts as any vote (its revenue and score too): its writes follow
+            # the insert in the same ordered bulkWrite, post.created shows the post with it, and
+            # its vote.created comes after post.created.
+            voted, vote, event = self.votes.by_author(tx, caller, slug, ws, doc)
+            tx.add(*tx.insert_post(doc), tx.event(slug, contract.POST_CREATED, {"post": shapes.post_event(voted, ws), "actor": actor}),
+                   *vote)
+            if event is not None:
+                tx.add(tx.event(slug, contract.VOTE_CREATED, event))
+            return voted, event is not None
 
-        doc = self.repo.unit_of_work(work)
-        # Nobody has voted on a post that did not exist a moment ago: no votes query.
-        return shapes.post(doc, ws, voted=False, manager=access.is_manager(caller, slug))
+        doc, voted = self.repo.unit_of_work(work)
+        # Nobody but its author has voted on a post that did not exist a moment ago: no votes query.
+        return shapes.post(doc, ws, voted=voted, manager=access.is_manager(caller, slug))
 
     def _board(self, slug: str, fields: dict) -> tuple[Snapshot, dict]:
         """The workspace and the board a new post's body names, by ``boardSlug`` or ``boardId``

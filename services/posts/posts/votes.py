@@ -5,7 +5,9 @@ One vote per identity and post; ``countsFor`` names the post whose ``voteCount``
 (:class:`posts.models.Vote`): the post itself, or the post it is merged into (posts.merges). A
 vote commits in one unit of work with the post's counters, its revenue (posts.revenue) and
 score (posts.scores) and the outbox event; a post's votes queue in this process (``hot_key``)
-instead of conflicting.
+instead of conflicting. A new post's author casts theirs in the post's own unit of work
+(:meth:`Votes.by_author`, the workspace's ``authorVotes``), counted the same way
+(:meth:`Votes.counted`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from pymongo.errors import DuplicateKeyError
 from common import auth
 from common.db import Write
 from common.errors import BadRequest, Conflict, Forbidden, Unauthorized
-from common.ids import now, object_id
+from common.ids import now
 from common.directory import People
 from common.validation import check
 from posts import access, contract, schemas, shapes
 from posts.access import Access
-from posts.readmodel import Workspaces
+from posts.readmodel import Snapshot, Workspaces
 from posts.repository import PostRepository
 from posts.revenue import Revenue
 from posts.scores import Scores
@@ -102,18 +104,10 @@ class Votes:
 
     def _cast(self, caller: auth.Caller, slug: str, post_id: str, user: str, extra: dict) -> tuple[dict, bool]:
         """Cast ``user``'s vote (with ``extra`` fields); ``(post, created)``."""
-        oid = object_id(post_id, "post")
 
         def work(tx: PostRepository) -> dict:
-            doc = self._votable(tx, caller, slug, post_id)
-            companies, touched = self.revenue.voter(tx, slug, user)
-            revenue, counted = self.revenue.count(tx, slug, post_id, companies, 1)
-            doc, count = self._counted(tx, slug, doc, 1, revenue)
-            event = {"postId": post_id, "userId": user, "voteCount": doc["voteCount"]}
-            # A second vote by the same identity hits the unique index and aborts the count too.
-            tx.add(tx.insert_vote(workspace=slug, postId=oid, userId=user, countsFor=post_id, companies=companies,
-                                  createdAt=now(), **extra),
-                   *touched, *counted, *count, tx.event(slug, contract.VOTE_CREATED, event))
+            doc, writes, event = self.counted(tx, slug, self._votable(tx, caller, slug, post_id), user, extra)
+            tx.add(*writes, tx.event(slug, contract.VOTE_CREATED, event))
             return doc
 
         try:
@@ -121,6 +115,33 @@ class Votes:
         except DuplicateKeyError:
             # Voted already (on this post, or on a post merged into it): nothing changes.
             return self.access.visible(caller, slug, post_id), False
+
+    def by_author(self, tx: PostRepository, caller: auth.Caller, slug: str, ws: Snapshot,
+                  post: dict) -> tuple[dict, list[Write], dict | None]:
+        """The vote a new post's author casts with it, in the post's unit of work ``tx``: where
+        the workspace's ``authorVotes`` is on and the author is a person (an SSO user, a person
+        with a session: ``access.a_person``; not an anonymous visitor, a manager key, the
+        operator or a write key's agent). As :meth:`counted`, the writes to add after the post's
+        insert; ``(post, [], None)`` when there is no such vote."""
+        if not (ws.author_votes and access.a_person(caller)):
+            return post, [], None
+        return self.counted(tx, slug, post, access.identity(caller), {"name": caller.name})
+
+    def counted(self, tx: PostRepository, slug: str, post: dict, user: str, extra: dict) -> tuple[dict, list[Write], dict]:
+        """``user``'s vote for ``post`` (with ``extra`` fields), as every vote counts: the post
+        after it (one vote more, the spend of the voter's companies that did not count for it
+        yet, scored); the writes that record it, the vote first (a second vote by the same
+        identity hits the unique index and aborts the count too), the voter's and their
+        companies' touches and the post's counters; and the data of its ``vote.created`` event,
+        which the caller writes after its own events (the relay publishes in the order they
+        were made)."""
+        post_id = str(post["_id"])
+        companies, touched = self.revenue.voter(tx, slug, user)
+        revenue, counted = self.revenue.count(tx, slug, post_id, companies, 1)
+        after, count = self._counted(tx, slug, post, 1, revenue)
+        vote = tx.insert_vote(workspace=slug, postId=post["_id"], userId=user, countsFor=post_id, companies=companies,
+                              createdAt=now(), **extra)
+        return after, [vote, *touched, *counted, *count], {"postId": post_id, "userId": user, "voteCount": after["voteCount"]}
 
     def unvote(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         """Withdraw the caller's vote for this post (and for the posts merged into it)."""

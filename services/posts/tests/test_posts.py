@@ -24,7 +24,7 @@ def test_create_post_returns_the_spec_shape(board):
     assert post["content"] == "# Please\n\n*dark*"  # markdown stored as written
     assert post["boardId"] == board.board["id"]
     assert post["status"] == {"slug": "open", "name": "Open", "color": "#64748b"}
-    assert (post["voteCount"], post["commentCount"], post["voted"]) == (0, 0, False)
+    assert (post["voteCount"], post["commentCount"], post["voted"]) == (1, 0, True)  # the author's vote (authorVotes)
     assert post["verified"] is True and post["moderationState"] == "approved"
     assert post["mergedInto"] is None and post["mergedPosts"] == []
     assert len(post["id"]) == 24 and post["createdAt"].endswith("Z")

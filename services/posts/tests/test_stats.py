@@ -65,8 +65,9 @@ def test_stats_count_what_lists_show(stack, board):
         seen = stats(board, **who)
         assert seen["postsCounted"] == 2 and seen["byStatus"] == {"open": 1, "planned": 1}, who
         assert ids(seen["topVoted"]) == [elsewhere["id"], shown["id"]] and ids(seen["newest"]) == [elsewhere["id"], shown["id"]]
-        assert seen["topVoted"][1] == {"id": shown["id"], "title": "Shown", "status": "planned", "voteCount": 0,
-                                       "commentCount": 0, "createdAt": shown["createdAt"]}  # the private comment is the team's
+        # Its author's vote (authorVotes); the private comment is the team's.
+        assert seen["topVoted"][1] == {"id": shown["id"], "title": "Shown", "status": "planned", "voteCount": 1,
+                                       "commentCount": 0, "createdAt": shown["createdAt"]}
         on_board = stats(board, board="features", **who)
         assert on_board["postsCounted"] == 1 and ids(on_board["newest"]) == [shown["id"]] and on_board["board"] == "features"
 

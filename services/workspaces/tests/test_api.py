@@ -23,6 +23,7 @@ SETTINGS_FIELDS = {
     "anonSubmit": bool,
     "anonVote": bool,
     "anonComment": bool,
+    "authorVotes": bool,
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
     "ssoRequireAud": bool,
@@ -71,6 +72,7 @@ def test_settings_patch_returns_every_field(api, workspace):
             "anonSubmit": True,
             "anonVote": True,
             "anonComment": False,
+            "authorVotes": False,
             "brandVoice": "Friendly and brief.",
             "ssoSecret": "a-very-long-shared-secret-of-32-chars-or-more",
         },
@@ -81,6 +83,7 @@ def test_settings_patch_returns_every_field(api, workspace):
     for name, kind in SETTINGS_FIELDS.items():
         assert isinstance(body[name], kind), name
     assert body["primaryColor"] == "#ff0066" and body["theme"] == "dark" and body["hidePoweredBy"] is True
+    assert body["authorVotes"] is False
     assert body["ssoSecret"] == "a-very-long-shared-secret-of-32-chars-or-more"
     again = api.get(f"{workspace.path}/settings", key=workspace.key).json()
     assert again == body
@@ -90,6 +93,7 @@ def test_settings_partial_patch_keeps_other_fields(api, workspace):
     workspace.settings(primaryColor="#123456")
     body = workspace.settings(theme="system")
     assert body["primaryColor"] == "#123456" and body["theme"] == "system"
+    assert body["authorVotes"] is True, "on unless the team turns it off"
 
 
 @pytest.mark.parametrize(
@@ -99,6 +103,7 @@ def test_settings_partial_patch_keeps_other_fields(api, workspace):
         ({"theme": "neon"}, "theme"),
         ({"hidePoweredBy": "yes"}, "hidePoweredBy"),
         ({"anonVote": 1}, "anonVote"),
+        ({"authorVotes": "true"}, "authorVotes"),
         ({"brandVoice": "x" * 2001}, "brandVoice"),
         ({"ssoSecret": "short"}, "ssoSecret"),
         ({"logo": "https://example.com/logo.png"}, "logo"),

@@ -183,6 +183,20 @@ def test_every_change_bumps_the_version_and_publishes_the_snapshot(context, slug
     assert context.service.snapshot(slug)["version"] == 4
 
 
+def test_author_votes_is_on_by_default_and_travels_in_the_snapshot(context, slug):
+    """A new post's author counts as its first voter unless the team turns ``authorVotes``
+    off; the posts service learns it from the snapshot (issue 36)."""
+    assert context.service.settings(manager(slug), slug)["authorVotes"] is True
+    assert context.service.snapshot(slug)["authorVotes"] is True
+    assert events(context, slug, contract.WORKSPACE_CREATED)[0]["authorVotes"] is True
+    assert context.service.update_settings(manager(slug), slug, {"authorVotes": False})["authorVotes"] is False
+    assert context.service.settings(manager(slug), slug)["authorVotes"] is False
+    assert events(context, slug, contract.WORKSPACE_UPDATED)[-1] == context.service.snapshot(slug)
+    assert context.service.snapshot(slug)["authorVotes"] is False
+    with pytest.raises(BadRequest, match="authorVotes"):
+        context.service.update_settings(manager(slug), slug, {"authorVotes": "no"})
+
+
 # -- settings, branding, snapshot ------------------------------------------------------------
 
 

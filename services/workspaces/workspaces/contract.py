@@ -19,7 +19,8 @@ API_KEY_REVOKED = "api_key.revoked"
 WORKSPACE_SETTINGS_CHANGED = "workspace.settings_changed"
 
 # What other services keep of a workspace (no secrets): boards, statuses in display order,
-# the status new posts get, and the anonymous flags. ``version`` grows with every change.
+# the status new posts get, the anonymous flags, and whether a new post's author votes for it
+# (``authorVotes``). ``version`` grows with every change.
 SNAPSHOT = shape(
     {
         "slug": TEXT,
@@ -33,6 +34,7 @@ SNAPSHOT = shape(
         "anonSubmit": BOOLEAN,
         "anonVote": BOOLEAN,
         "anonComment": BOOLEAN,
+        "authorVotes": BOOLEAN,
     }
 )
 CHANGELOG = shape(
@@ -85,6 +87,9 @@ MAX_LONG_LIVED_KEYS = 100
 MAX_LIVE_GRANTS = 1000
 
 THEMES = ("light", "dark", "system")
+# A new post's author, if a person, counts as its first voter unless the team turns this off
+# (as Canny and Fider count them); workspaces stored before the setting existed have it on.
+AUTHOR_VOTES_DEFAULT = True
 
 DEFAULT_STATUSES = (
     # slug, name, colour, shown on the roadmap

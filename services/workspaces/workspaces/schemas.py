@@ -33,6 +33,13 @@ SETTINGS = obj(
         "anonSubmit": BOOLEAN,
         "anonVote": BOOLEAN,
         "anonComment": BOOLEAN,
+        "authorVotes": {
+            "type": "boolean",
+            "description": (
+                "a new post's author votes for it (true by default): an SSO user or a person signed in with a "
+                "session; never an anonymous visitor, a manager key without a user, the operator or a write key"
+            ),
+        },
         "brandVoice": string(2000),
         "ssoSecret": {
             "description": (

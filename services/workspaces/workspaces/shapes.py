@@ -8,6 +8,7 @@ from dataclasses import asdict
 from common import auth
 from common.idempotency import ShownOnce
 from common.ids import iso
+from workspaces import contract
 from workspaces.contract import DEFAULT_STATUS
 
 
@@ -38,6 +39,7 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
         "anonSubmit": s.get("anonSubmit", False),
         "anonVote": s.get("anonVote", False),
         "anonComment": s.get("anonComment", False),
+        "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
         "brandVoice": s.get("brandVoice", ""),
         "ssoSecret": sso_secret,
         "ssoRequireAud": bool(s.get("ssoRequireAud", False)),
@@ -162,4 +164,5 @@ def snapshot(doc: dict) -> dict:
         "anonSubmit": s.get("anonSubmit", False),
         "anonVote": s.get("anonVote", False),
         "anonComment": s.get("anonComment", False),
+        "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
     }
