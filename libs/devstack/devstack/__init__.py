@@ -460,7 +460,7 @@ def main() -> None:
         print(
             f"""
 Feedback platform running.
-  API:       {stack.url}/v1   (OpenAPI: {stack.url}/v1/openapi.json)
+  API:       {stack.url}/v1   (OpenAPI: {stack.url}/v1/openapi.json, reference: {stack.url}/v1/docs)
   Board:     {stack.url}/b/acme (after creating workspace acme)
   MCP:       {stack.url}/mcp with 'Authorization: Bearer <API key>', or
              feedback mcp --base-url {stack.url} --api-key <API key>   (docs/services/mcp.md)

@@ -69,7 +69,8 @@ def team_member(stack_url: str, workspace, email: str, role: str = "owner") -> V
     """A browser without JavaScript signed in as a new team member of ``workspace``."""
     visitor = Visitor(stack_url, workspace.slug)
     r = join_team(visitor, invite(workspace, email, role))
-    assert r.status_code == 200 and "Your account" in r.text, r.text
+    # A new member lands on the board, signed in as a member of the team.
+    assert r.status_code == 200 and r.url.endswith(f"/b/{workspace.slug}") and "(team)" in r.text, r.text
     return visitor
 
 

@@ -239,10 +239,10 @@ def test_the_suggestion_queue_accept_and_dismiss(page, site, workspace):
 
 
 def accept_invitation(pg, link: str) -> None:
-    """Open an invitation's link and accept it: signed in, on the account page."""
+    """Open an invitation's link and accept it: signed in, on the workspace's board."""
     pg.goto(link)
     pg.get_by_role("button", name="Accept the invitation").click()
-    pg.wait_for_url(re.compile(r"/account$"))
+    pg.wait_for_url(re.compile(r"/b/[a-z0-9-]+$"))
 
 
 def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alone(page, site, workspace, maildir):
@@ -274,6 +274,7 @@ def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alon
         "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
         "hasUserVerification": True, "isUserVerified": True, "automaticPresenceSimulation": True}})
     accept_invitation(page, link)
+    page.goto(site + "/account")
     probe = workspace.api.post(f"{workspace.path}/passkeys/registration-options", headers={
         "Authorization": "Bearer " + next(c["value"] for c in page.context.cookies() if c["name"] == "fb_session")})
     if probe.status_code == 404:

@@ -180,8 +180,9 @@ def test_links_sign_in_only_by_post_and_go_back_only_to_this_board(recorded):
         api.answers[redeem] = (201, {**SESSION, "next": nxt})
         assert site.email_link_redeem(visitor, {"csrf": visitor.anon_csrf, "token": link}).location == where
     assert api.requests[-1]["body"] == {"token": link}
-    api.answers[("POST", "/v1/workspaces/acme/invitations/accept")] = (201, {**SESSION, "role": "manager"})
-    assert site.join(visitor, {"csrf": visitor.anon_csrf, "token": link}) == Redirect("/b/acme/account")
+    for nxt, where in (("/b/acme", "/b/acme"), ("https://evil.example", "/b/acme"), (None, "/b/acme")):
+        api.answers[("POST", "/v1/workspaces/acme/invitations/accept")] = (201, {**SESSION, "role": "manager", "next": nxt})
+        assert site.join(visitor, {"csrf": visitor.anon_csrf, "token": link}) == Redirect(where)
     with pytest.raises(Forbidden):
         site.join(visitor, {"token": link})
 

@@ -449,7 +449,8 @@ class Site:
         token = form.get("token") or ""
         self._check_token_form(token)
         session = self._call_anonymously(visitor, "POST", "/invitations/accept", {"token": token})
-        return self._start_session(visitor, session, f"/b/{visitor.slug}/account")
+        # A new member lands where the people service says (their board), as after a sign-in link.
+        return self._start_session(visitor, session, self._local(visitor, session.get("next"), f"/b/{visitor.slug}"))
 
     def _origin(self, visitor: Visitor) -> dict:
         return {"origin": visitor.origin} if visitor.origin else {}
@@ -632,7 +633,8 @@ class Site:
     def team_invite(self, visitor: Visitor, form: dict):
         self.check_csrf(visitor, form)
         self._require_manager(visitor)
-        payload = {"email": (form.get("email") or "").strip(), "role": form.get("role") or ""}
+        # The origin the owner browses at leads the link there when it is one of the platform's own.
+        payload = {"email": (form.get("email") or "").strip(), "role": form.get("role") or "", **self._origin(visitor)}
         try:
             invitation = self._call(visitor, "POST", "/members", payload=payload)
         except ApiError as ex:
