@@ -19,8 +19,9 @@ BUDGETS = [
     ("posts stats", "posts", "GET", "/posts/stats", None, "anonymous", 2),
     ("list posts (anonymous)", "posts", "GET", "/posts?limit=20", None, "anonymous", 3),
     ("get post", "posts", "GET", "/posts/{post}", None, "user", 2),
-    # the workspace's triage settings (the new post's score: posts.scores), clock+post+event, commit
-    ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 3),
+    # the workspace's triage settings (the new post's score: posts.scores), the author's companies
+    # (their vote: authorVotes), clock+post+vote+events, commit
+    ("create post", "posts", "POST", "/posts", {"boardSlug": "features", "title": "Budget", "content": "c"}, "user", 4),
     # read the post, the voter's companies (posts.revenue), vote+counters+event, commit
     ("vote", "posts", "POST", "/posts/{post}/vote", None, "user", 4),
     ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 4),

@@ -16,7 +16,7 @@ def test_agent_finds_a_duplicate_merges_it_and_announces_the_canonical_post(stac
     canonical = api.post(f"{path}/posts", key=keys["write"], json={"boardSlug": "features", "title": "Dark mode", "content": "The app is too bright at night"}).json()
     assert api.post(f"{path}/posts/{canonical['id']}/vote", user=workspace.user_token("fan-1")).status_code == 201
     duplicate = api.post(f"{path}/posts", user=workspace.user_token("fan-2"), json={"boardSlug": "features", "title": "Please add a night mode", "content": ""}).json()
-    assert api.post(f"{path}/posts/{duplicate['id']}/vote", user=workspace.user_token("fan-2")).status_code == 201
+    assert duplicate["voted"] and duplicate["voteCount"] == 1  # its author's vote (authorVotes, on by default)
 
     async def agent(client):
         found = data(await client.call_tool("search_posts", {"query": duplicate["title"]}))

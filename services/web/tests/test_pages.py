@@ -228,6 +228,11 @@ def test_manager_signs_in_and_triages(site, workspace):
     assert f'name="intoPostId" value="{b["id"]}"' in found
     r = site.post(f"/p/{a['id']}/triage", {"csrf": token, "action": "merge", "intoPostId": b["id"]})
     assert "Merged into" in r.text
+    # a merged post takes no vote: no vote form, a link to the post it went into; a vote sent
+    # anyway (a page loaded before the merge) lands back on its page
+    assert f'action="/b/{workspace.slug}/p/{a["id"]}/vote"' not in r.text and f'href="/b/{workspace.slug}/p/{b["id"]}"' in r.text
+    voted = site.post(f"/p/{a['id']}/vote", {"csrf": token, "action": "vote"}, allow_redirects=False)
+    assert voted.status_code == 303 and voted.headers["Location"] == f"/b/{workspace.slug}/p/{a['id']}"
     assert "Merged here" in site.get(f"/p/{b['id']}").text
     r = site.post(f"/p/{a['id']}/triage", {"csrf": token, "action": "unmerge"})
     assert "Merged into" not in r.text

@@ -223,6 +223,8 @@ class Site:
         except ApiError as ex:
             if ex.status == 401:
                 return self.sign_in_needed(visitor, "vote")
+            if ex.status == 409:  # merged meanwhile: its page says into which post
+                return Redirect(f"/b/{visitor.slug}/p/{post_id}")
             raise
         return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
 
