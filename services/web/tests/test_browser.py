@@ -452,6 +452,73 @@ def test_accessibility_and_screenshots(browser, site, workspace):
     assert len(list(shots.glob("*.png"))) >= 30
 
 
+def test_a_workspace_without_a_board_accessibility_screenshots_and_first_board(browser, stack, workspace):
+    """A workspace with no board: a visitor's empty state and the team's first board form (and
+    its refusal) on the board and submit pages, with no serious or critical axe violation, in
+    light and dark theme, on a desktop and a 390 px phone (nothing wider than the screen);
+    screenshots of each (``no-board-*.png``). Then a manager types a name (the slug follows it),
+    creates the board, lands on it and submits the first idea."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is missing ({AXE}; npm install --prefix .cache/axe axe-core)")
+    shots = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tempfile.mkdtemp(prefix="feedback-web-")) / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    site = f"{stack.url}/b/{workspace.slug}"
+    problems = []
+
+    def check(pg, name, viewport):
+        wide = pg.evaluate("document.documentElement.scrollWidth")
+        if wide > viewport["width"]:
+            problems.append((name, f"{wide} px wide"))
+        pg.screenshot(path=str(shots / f"no-board-{name}.png"), full_page=True)
+        pg.add_script_tag(path=str(AXE))
+        result = pg.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                             ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 3)}))")
+        problems.extend((name, v) for v in result if v["impact"] in ("serious", "critical"))
+
+    for theme in ("light", "dark"):
+        workspace.settings(theme=theme)
+        for device, viewport in (("desktop", {"width": 1100, "height": 800}), ("phone", {"width": 390, "height": 844})):
+            context = browser.new_context(bypass_csp=True, color_scheme=theme, viewport=viewport)
+            pg = context.new_page()
+            for page_name, path in (("board", ""), ("new", "/new")):
+                pg.goto(site + path)
+                assert pg.locator("h2").first.inner_text() == "This board isn’t open yet"
+                assert pg.locator("select").count() == 0
+                check(pg, f"visitor-{page_name}-{theme}-{device}", viewport)
+            accept_invitation(pg, invite(workspace, f"no-board-{theme}-{device}@example.com"))
+            for page_name, path in (("board", ""), ("new", "/new")):
+                pg.goto(site + path)
+                assert pg.get_by_role("heading", name="Create your first board").count() == 1
+                check(pg, f"manager-{page_name}-{theme}-{device}", viewport)
+            pg.fill("#fb-name", "Ideas")
+            pg.fill("#fb-slug", "Not a slug!")
+            pg.get_by_role("button", name="Create the board").click()
+            pg.wait_for_load_state()
+            assert pg.locator("#fb-slug").get_attribute("aria-invalid") == "true"
+            check(pg, f"manager-refused-{theme}-{device}", viewport)
+            context.close()
+    assert not problems, "\n".join(map(str, problems))
+
+    # The first board, as a manager makes it in the browser: the slug follows the name.
+    context = browser.new_context()
+    pg = context.new_page()
+    accept_invitation(pg, invite(workspace, "no-board-creator@example.com"))
+    pg.goto(site + "/new")
+    pg.fill("#fb-name", "Café & Crème ideas")
+    assert pg.input_value("#fb-slug") == "cafe-creme-ideas"
+    pg.get_by_role("button", name="Create the board").click()
+    pg.wait_for_url(re.compile(r"/new\?board=cafe-creme-ideas&created=cafe-creme-ideas$"))
+    assert "is open" in pg.locator("[role=status]").inner_text()
+    assert pg.locator("#n-board option").all_inner_texts() == ["Café & Crème ideas"]
+    pg.fill("#n-title", "The first idea of the first board")
+    pg.click("form.submit button[type=submit]")
+    pg.wait_for_url(re.compile(r"/p/[0-9a-f]{24}$"))
+    assert pg.locator("h1").inner_text() == "The first idea of the first board"
+    pg.goto(site)
+    assert pg.locator("li.post-row").count() == 1
+    context.close()
+
+
 def test_the_platform_pages_accessibility_and_screenshots(browser, stack):
     """The start page (and its form's refusal) and the API reference: no serious or critical axe
     violation, in the browser's light and dark schemes (the pages follow

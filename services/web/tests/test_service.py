@@ -357,6 +357,7 @@ def test_the_triage_form_becomes_one_patch_and_empty_inputs_clear(recorded):
 def test_the_board_adds_score_and_tags_for_the_team_only(recorded):
     site, api = recorded
     api.answers[("GET", "/v1/workspaces/acme/triage")] = (200, TRIAGE_SETTINGS)
+    api.answers[("GET", "/v1/workspaces/acme/boards")] = (200, {"items": [BOARD]})
     visitor = site.visitor("acme", {})
     page = site.board(visitor, {"sort": "score", "tag": "bug"})
     listed = api.requests[-1]
@@ -368,6 +369,60 @@ def test_the_board_adds_score_and_tags_for_the_team_only(recorded):
         "board": "", "status": "", "q": "", "sort": "score", "tag": "bug"}
     assert page.context["here"] == "/b/acme?sort=score&tag=bug"
     assert site.board(manager, {"tag": "nope"}).context["state"]["tag"] == ""  # an unknown tag shows every post
+
+
+BOARD = {"id": "b" * 24, "slug": "features", "name": "Feature requests"}
+
+
+def test_a_workspace_without_a_board_lists_nothing_and_offers_the_team_its_first(recorded):
+    """No board: the board and submit pages ask for no post, status or tag (there is none to
+    show), and say which page the first board's form is on."""
+    site, api = recorded
+    for visitor in (site.visitor("acme", {}), site.visitor("acme", {SESSION_COOKIE: MANAGER})):
+        before = len(api.requests)
+        page = site.board(visitor, {})
+        assert page.template == "board.html" and page.context["boards"] == [] and page.context["first_board"]["then"] == "board"
+        asked = [path for _, path in api.calls()[before:]]
+        assert asked[-1] == "/v1/workspaces/acme/boards" and not any(p.endswith(("/posts", "/statuses", "/triage")) for p in asked)
+        page = site.new_post_form(visitor, {})
+        assert page.template == "new.html" and page.context["boards"] == [] and page.context["first_board"]["then"] == "new"
+
+
+def test_the_first_board_is_created_by_a_team_member_with_the_form_token(recorded):
+    site, api = recorded
+    manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
+    user = site.visitor("acme", {SESSION_COOKIE: USER})
+    calls = len(api.requests)
+    with pytest.raises(Forbidden):
+        site.create_board(manager, {"csrf": user.csrf, "name": "Ideas"})
+    with pytest.raises(Forbidden):
+        site.create_board(user, {"csrf": user.csrf, "name": "Ideas"})
+    with pytest.raises(BadRequest):
+        site.create_board(manager, {"csrf": manager.csrf, "name": "Ideas", "then": "elsewhere"})
+    assert len(api.requests) == calls
+    # The slug is made from the name when none is typed; the page it came from is where it lands.
+    api.answers[("POST", "/v1/workspaces/acme/boards")] = (201, {"id": "c" * 24, "slug": "cafe-creme", "name": "Café & Crème"})
+    done = site.create_board(manager, {"csrf": manager.csrf, "name": " Café & Crème ", "slug": "", "then": "board"})
+    assert done == Redirect("/b/acme?created=cafe-creme")
+    assert api.requests[-1]["body"] == {"slug": "cafe-creme", "name": "Café & Crème"}
+    done = site.create_board(manager, {"csrf": manager.csrf, "name": "Ideas", "slug": "cafe-creme", "then": "new"})
+    assert done == Redirect("/b/acme/new?board=cafe-creme&created=cafe-creme")
+    assert api.requests[-1]["body"] == {"slug": "cafe-creme", "name": "Ideas"}
+    # A refusal is the page again, the form as typed, the field it is about marked.
+    api.answers[("POST", "/v1/workspaces/acme/boards")] = (400, {"error": "field 'name' must be at most 100 characters"})
+    page = site.create_board(manager, {"csrf": manager.csrf, "name": "x" * 101, "then": "new"})
+    assert page.template == "new.html" and page.status == 400
+    assert page.context["first_board"] == {"then": "new", "name": "x" * 101, "slug": "",
+                                           "error": "field 'name' must be at most 100 characters", "invalid": "name"}
+    api.answers[("POST", "/v1/workspaces/acme/boards")] = (409, {"error": "board 'ideas' already exists"})
+    page = site.create_board(manager, {"csrf": manager.csrf, "name": "Ideas"})
+    assert page.template == "board.html" and page.status == 409 and page.context["first_board"]["invalid"] == "slug"
+    # A name with nothing to make a slug of is the site's to say, before any call.
+    calls = len(api.requests)
+    for name, field in (("", "name"), ("日本語", "slug")):
+        page = site.create_board(manager, {"csrf": manager.csrf, "name": name, "slug": " "})
+        assert page.status == 400 and page.context["first_board"]["invalid"] == field and page.context["first_board"]["error"]
+    assert not [c for c in api.calls()[calls:] if c[0] == "POST"]
 
 
 def test_a_suggestion_is_decided_by_a_manager_with_the_form_token(recorded):

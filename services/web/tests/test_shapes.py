@@ -85,3 +85,23 @@ def test_an_eta_reads_as_a_month():
     assert shapes.month("2027-03") == "March 2027" and shapes.month("2030-12") == "December 2030"
     assert shapes.month("2027-13") == "2027-13" and shapes.month(None) == ""
     assert [shapes.number(v) for v in (3, 3.0, 2.5, 1 / 3, -0.001, 1e6)] == ["3", "3", "2.5", "0.33", "0", "1000000"]
+
+
+def test_a_board_slug_is_made_from_its_name_as_the_api_allows_it():
+    from common.ids import SLUG
+
+    assert shapes.slug_of("Feature requests") == "feature-requests"
+    assert shapes.slug_of("  Café & Crème!! ") == "cafe-creme"
+    assert shapes.slug_of("iOS 18 -- bugs") == "ios-18-bugs"
+    assert shapes.slug_of("日本語") == "" and shapes.slug_of("") == ""
+    long = shapes.slug_of("word " * 30)
+    assert len(long) <= 48 and SLUG.fullmatch(long)
+
+
+def test_a_refusal_marks_the_field_it_names():
+    fields = ("name", "slug")
+    assert shapes.refused_field(400, "field 'name' must be at most 100 characters", fields) == "name"
+    assert shapes.refused_field(400, "field 'slug' has an invalid format", fields) == "slug"
+    assert shapes.refused_field(409, "board 'ideas' already exists", fields) == "slug"
+    assert shapes.refused_field(400, "field 'other' must not be empty", fields) is None
+    assert shapes.refused_field(403, "only managers", fields) is None

@@ -32,6 +32,8 @@ PAGES = [
     Route(B + "/roadmap", R + "Roadmap", ("GET",)),
     Route(B + "/changelog", R + "Changelog", ("GET",)),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
+    # The team's first board, from the board and submit pages of a workspace that has none.
+    Route(B + "/boards", R + "Boards", ("POST",)),
     Route(B + "/sso", R + "Sso", ("GET", "POST")),
     Route(B + "/sign-in", R + "SignIn", ("GET", "POST")),
     Route(B + "/sign-in/email", R + "EmailLink", ("GET", "POST")),

@@ -150,6 +150,11 @@ class NewPost(PageResource):
         self.respond(req, resp, slug, self.site.submit, form(req))
 
 
+class Boards(PageResource):
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.create_board, form(req))
+
+
 class Sso(PageResource):
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.sso_confirm, req.get_param("token") or "")

@@ -19,6 +19,16 @@ TEAM_SORTS = {**SORTS, "score": "score"}
 OFFSET_MAX = 10_000
 SEARCH_MAX = 200
 
+# The first board's form, offered to the team on the board and submit pages while the workspace has
+# no board: which of the two it was sent from (``then``: the page it lands on, and is shown again
+# with a refusal). Its name and slug are the API's to check; a slug left empty is made from the
+# name (``shapes.slug_of``), at most ``BOARD_SLUG_MAX`` characters (the API's longest slug).
+NEW_BOARD = {
+    "type": "object",
+    "properties": {"then": {"enum": ["board", "new"]}},
+}
+BOARD_SLUG_MAX = 48
+
 # A credential (a sign-in link's token, an SSO token) goes into an HTTP header or a body:
 # printable ASCII without spaces, or it is refused as input here rather than failing inside the
 # HTTP client.

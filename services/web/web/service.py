@@ -182,9 +182,12 @@ class Site:
         return fallback
 
     # ---- the board ---------------------------------------------------------------------
-    def board(self, visitor: Visitor, params: dict) -> Page:
+    def board(self, visitor: Visitor, params: dict, first_board: dict | None = None, status: int = 200) -> Page:
         common = self._common(visitor)
         boards = self._call(visitor, "GET", "/boards")["items"]
+        if not boards:  # a new workspace: nothing to list or filter (a post is always on a board)
+            return Page("board.html", {**common, "boards": [], "first_board": first_board or first_board_form("board")},
+                        status)
         statuses = self._call(visitor, "GET", "/statuses")["items"]
         # The team also sorts by score and filters by tag (the tags: the triage settings'); the
         # public board is as it was, its posts showing their tags and ETA.
@@ -213,6 +216,7 @@ class Site:
             "next_link": shapes.board_link(visitor.slug, state, offset=offset + size) if more else None,
             "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
             "here": shapes.board_link(visitor.slug, state, offset=offset),
+            "created": _named(boards, params.get("created")),
         })
 
     def vote(self, visitor: Visitor, post_id: str, form: dict):
@@ -311,10 +315,48 @@ class Site:
         return Page("changelog.html", {**common, "entries": entries, "titles": titles})
 
     # ---- submitting ------------------------------------------------------------------
-    def new_post_form(self, visitor: Visitor, params: dict, error: str | None = None, form: dict | None = None) -> Page:
+    def new_post_form(self, visitor: Visitor, params: dict, error: str | None = None, form: dict | None = None,
+                      first_board: dict | None = None, status: int = 200) -> Page:
         common = self._common(visitor)
         boards = self._call(visitor, "GET", "/boards")["items"]
-        return Page("new.html", {**common, "boards": boards, "error": error, "form": form or {}}, 400 if error else 200)
+        if not boards:  # nowhere to post yet: the team creates the first board, anyone else is told so
+            return Page("new.html", {**common, "boards": [], "error": None, "form": {},
+                                     "first_board": first_board or first_board_form("new")}, status)
+        # ``?board=`` chooses the board (a link from a board's page, or the board just created).
+        form = form or {"board": params.get("board") or ""}
+        return Page("new.html", {**common, "boards": boards, "error": error, "form": form,
+                                 "created": _named(boards, params.get("created"))}, 400 if error else 200)
+
+    def create_board(self, visitor: Visitor, form: dict):
+        """The team's first board (the form a workspace without one shows the team on the board
+        and submit pages), through ``POST /boards``: then the page it was sent from, which now
+        takes a post. A refusal shows that page again with the form as typed and the reason."""
+        self.check_csrf(visitor, form)
+        self._require_manager(visitor)
+        then = check(form, schemas.NEW_BOARD).get("then") or "board"
+        name = (form.get("name") or "").strip()
+        typed = (form.get("slug") or "").strip()
+        slug = typed or shapes.slug_of(name)
+        values = {"name": name, "slug": typed}
+        # A slug is made from the name only when none is typed; a name it cannot be made from is
+        # the site's to say (the API would name the slug, which the visitor left empty).
+        if not slug:
+            refusal = (("Give the board a name.", "name") if not name else
+                       ("Give the board a slug: its name has no letter or digit (a to z, 0 to 9) to make one from.", "slug"))
+            return self._first_board_refused(visitor, first_board_form(then, values, *refusal), 400)
+        try:
+            board = self._call(visitor, "POST", "/boards", payload={"slug": slug, "name": name})
+        except ApiError as ex:
+            if ex.status in (400, 403, 409):
+                field = shapes.refused_field(ex.status, ex.message, ("name", "slug"))
+                return self._first_board_refused(visitor, first_board_form(then, values, ex.message, field), ex.status)
+            raise
+        query = urlencode({"board": board["slug"], "created": board["slug"]} if then == "new" else {"created": board["slug"]})
+        return Redirect(f"/b/{visitor.slug}{'/new' if then == 'new' else ''}?{query}")
+
+    def _first_board_refused(self, visitor: Visitor, first_board: dict, status: int) -> Page:
+        page = self.new_post_form if first_board["then"] == "new" else self.board
+        return page(visitor, {}, first_board=first_board, status=status)
 
     def submit(self, visitor: Visitor, form: dict):
         self.check_csrf(visitor, form)
@@ -737,6 +779,17 @@ class Site:
         if name not in STATIC_FILES:
             raise NotFound(f"no such file: {name}")
         return Asset((files("web") / "static" / name).read_bytes(), STATIC_FILES[name], STATIC_MAX_AGE)
+
+
+def first_board_form(then: str, values: dict | None = None, error: str | None = None, invalid: str | None = None) -> dict:
+    """The first board's form as a template shows it: the page it is on (``then``), the values
+    typed, a refusal's reason and the field it is about (marked ``aria-invalid``)."""
+    return {"then": then, "name": "", "slug": "", **(values or {}), "error": error, "invalid": invalid}
+
+
+def _named(boards: list[dict], slug: str | None) -> dict | None:
+    """The board of ``slug`` among ``boards`` (a page says "just created" only of a real board)."""
+    return next((b for b in boards if slug and b["slug"] == slug), None)
 
 
 def triage_changes(settings: dict, form: dict) -> dict:

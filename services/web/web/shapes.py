@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import jwt
 
-from web.schemas import TAG_COLOR, TRIAGE_KEY
+from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
 
 # Comments deeper than this are shown at this depth (the page stays readable on a phone).
 MAX_SHOWN_DEPTH = 6
@@ -57,6 +58,24 @@ class Asset:
 
 def error_page(status: int, message: str) -> Page:
     return Page("error.html", {"message": message, "status": status}, status)
+
+
+def slug_of(name: str) -> str:
+    """A board's slug made from its name, as ``site.js`` makes it while the name is typed:
+    accents dropped, lower case, every run of other characters one hyphen, none at either end,
+    at most ``BOARD_SLUG_MAX`` characters ("Café & Crème" is ``cafe-creme``). Empty when the name
+    has no letter or digit of a-z, 0-9."""
+    text = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).lower()
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:BOARD_SLUG_MAX].rstrip("-")
+
+
+def refused_field(status: int, message: str, fields: tuple[str, ...]) -> str | None:
+    """Which of a form's ``fields`` an API refusal is about, to mark it invalid: the one its
+    message names (the API's ``field 'name' ...``), the slug of a conflict (409: taken already)."""
+    if status == 409 and "slug" in fields:
+        return "slug"
+    named = re.search(r"field '([A-Za-z]+)'", message or "")
+    return named.group(1) if named and named.group(1) in fields else None
 
 
 def thread(comments: list[dict]) -> list[dict]:

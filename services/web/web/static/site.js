@@ -41,6 +41,20 @@
       timer = setTimeout(search, 300);
     });
   }
+  // The first board's form: the slug follows the name (as the site makes it from the name when
+  // it is left empty) until the slug is typed in.
+  var boardForm = document.querySelector("form[data-first-board]");
+  if (boardForm) {
+    var boardName = boardForm.querySelector("input[name=name]");
+    var boardSlug = boardForm.querySelector("input[name=slug]");
+    var typed = boardSlug.value !== "";
+    var slugOf = function (name) {
+      return name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48).replace(/-+$/, "");
+    };
+    boardSlug.addEventListener("input", function () { typed = boardSlug.value !== ""; });
+    boardName.addEventListener("input", function () { if (!typed) boardSlug.value = slugOf(boardName.value); });
+  }
   // Filters: apply on change.
   document.querySelectorAll("form.filters select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
