@@ -135,7 +135,9 @@ def _handle_feedback_error(req, resp, ex: FeedbackError, params):
     resp.status = ex.status
     for name, value in ex.headers.items():
         resp.set_header(name, value)
-    resp.media = {"error": ex.message}
+    # A refusal of the request's validation lists every field's problem besides the one line
+    # (``errors``); every other refusal is ``{"error"}`` alone (docs/architecture.md, status 400).
+    resp.media = {"error": ex.message} if ex.errors is None else {"error": ex.message, "errors": ex.errors}
 
 
 def _handle_database_down(req, resp, ex: PyMongoError, params):

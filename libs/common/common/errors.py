@@ -2,14 +2,20 @@
 
 
 class FeedbackError(Exception):
-    """Base of every error a client should see as ``{"error": message}``."""
+    """Base of every error a client should see as ``{"error": message}``.
+
+    ``errors``, when given, is what the request's validation found, every problem at once, each
+    ``{"field": ..., "message": ...}`` (``common.validation``): the answer then also carries
+    ``"errors": [...]``, and ``message`` stays the one-line ``error``. Only the validation of a
+    body or a query parameter gives it; every other refusal has ``error`` alone."""
 
     status = "400 Bad Request"
 
-    def __init__(self, message: str, *, headers: dict | None = None):
+    def __init__(self, message: str, *, headers: dict | None = None, errors: list[dict] | None = None):
         super().__init__(message)
         self.message = message
         self.headers = headers or {}
+        self.errors = errors
 
 
 class BadRequest(FeedbackError):

@@ -3,8 +3,10 @@
 The schemas are the ones the OpenAPI document shows: a service's ``openapi.yaml`` names each by
 ``x-schema`` and the gateway puts it in (``gateway/openapi.py``), so the document promises what
 the service checks. Every failure is a :class:`BadRequest` whose message names the field (a
-text past its length with :data:`OVERSIZE` is a :class:`PayloadTooLarge`); a body that is not
-declared ``application/json`` is an :class:`UnsupportedMediaType` (415), whatever it holds.
+text past its length with :data:`OVERSIZE` is a :class:`PayloadTooLarge`) and whose ``errors``
+list every problem of the body at once, each ``{"field": "fields.eta", "message": "..."}``; a
+body that is not declared ``application/json`` is an :class:`UnsupportedMediaType` (415),
+whatever it holds.
 """
 
 from __future__ import annotations
@@ -95,8 +97,18 @@ def _pattern(validator, pattern: str, instance: Any, schema: dict):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _required(validator, required: list, instance: Any, schema: dict):
+    # JSON Schema's own, each error also naming the one field it misses (``missing``).
+    if validator.is_type(instance, "object"):
+        for name in required:
+            if name not in instance:
+                error = jsonschema.ValidationError(f"{name!r} is a required property")
+                error.missing = name
+                yield error
+
+
 # Draft 2020-12 with ECMA-262 anchors, as every other reader of the OpenAPI document has them.
-Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern, "required": _required})
 
 _validators: dict[int, tuple[dict, jsonschema.Draft202012Validator]] = {}
 
@@ -111,24 +123,64 @@ def _validator(schema: dict) -> jsonschema.Draft202012Validator:
 
 def check(value: Any, schema: dict) -> dict:
     """Validate ``value`` (or what a lazy body from :func:`media` parses to); raise BadRequest
-    naming the first offending field."""
+    whose message names the most relevant offending field (JSON Schema's best match) and whose
+    ``errors`` list every problem, that one first. Its status is that one's: a 413 where it is
+    a text past an :data:`OVERSIZE` length."""
     if callable(value):
         value = value()
-    error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(value))
-    if error is None:
+    errors = list(_validator(schema).iter_errors(value))
+    if not errors:
         return value
-    if error.validator == "maxLength" and error.schema.get(OVERSIZE):
-        raise PayloadTooLarge(_describe(error))
-    raise BadRequest(_describe(error))
+    first = jsonschema.exceptions.best_match(errors)
+    problems = _problems(errors, first)
+    if first.validator == "maxLength" and first.schema.get(OVERSIZE):
+        raise PayloadTooLarge(_describe(first), errors=problems)
+    raise BadRequest(_describe(first), errors=problems)
+
+
+def _problems(errors: list[jsonschema.ValidationError], first: jsonschema.ValidationError) -> list[dict]:
+    """Every problem of ``errors``, ``first`` first, as ``{"field", "message"}``. A value of the
+    wrong type is that one problem: what else its schema asks of it (a choice, exactly one of
+    two fields) is not listed beside it."""
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    # Each error as best_match reads it (into an anyOf's or a oneOf's branches); first is one.
+    leaves = [first, *(jsonschema.exceptions.best_match([e]) for e in errors
+                       if e.validator == "type" or tuple(e.absolute_path) not in mistyped)]
+    problems: list[dict] = []
+    for leaf in leaves:
+        for problem in _fields(leaf):
+            if problem not in problems:
+                problems.append(problem)
+    return problems
+
+
+def _fields(error: jsonschema.ValidationError) -> list[dict]:
+    """What one error says, field by field: ``field`` is the field's dotted path (``title``,
+    ``fields.eta``, ``postIds.2``; ``""`` for the body itself)."""
+    names = _exactly_one(error)
+    if names is not None:  # about a choice of fields: the first of them names it
+        return [{"field": _dotted([*names[1], names[0][0]]), "message": _describe(error)}]
+    at = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return [{"field": field, "message": f"unknown field '{field}'"} for field in (_dotted([*at, name]) for name in extra)]
+    if error.validator == "required":
+        field = _dotted([*at, error.missing])
+        return [{"field": field, "message": f"field '{field}' is required"}]
+    return [{"field": _dotted(at), "message": _describe(error)}]
+
+
+def _dotted(path) -> str:
+    return ".".join(str(p) for p in path)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
     names = _exactly_one(error)
     if names is not None:
-        where = ".".join(str(p) for p in names[1])
+        where = _dotted(names[1])
         listed = " or ".join([", ".join(f"'{n}'" for n in names[0][:-1]), f"'{names[0][-1]}'"])
         return f"give exactly one of {listed}" + (f" in field '{where}'" if where else "")
-    path = ".".join(str(p) for p in error.absolute_path)
+    path = _dotted(error.absolute_path)
     if error.validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         return f"unknown field(s): {', '.join(extra)}"
@@ -219,32 +271,37 @@ def _media_type(content_type: str | None) -> str:
 def param(req: falcon.Request, name: str, schema: dict, required: bool = False):
     """The query parameter ``name`` checked against ``schema`` (``type`` integer or string, with
     the bounds, ``enum`` and lengths the document shows): its ``default`` when absent. A value
-    given twice, or empty where the schema asks for a number or a choice, is a 400."""
+    given twice, or empty where the schema asks for a number or a choice, is a 400 whose one
+    entry of ``errors`` has the parameter's name as ``field`` (each is read on its own)."""
     raw = req.params.get(name)
     if raw is None:
         if required:
-            raise BadRequest(f"query parameter '{name}' is required")
+            raise _refused(name, "is required")
         return schema.get("default")
     if not isinstance(raw, str):
-        raise BadRequest(f"query parameter '{name}' must be given once")
+        raise _refused(name, "must be given once")
     if schema.get("type") == "integer":
         # Digits only: Python's int() would also take " 7", "+7", "7_0" and other scripts' digits.
         if not _INTEGER.fullmatch(raw):
-            raise BadRequest(f"query parameter '{name}' must be an integer")
+            raise _refused(name, "must be an integer")
         value = int(raw)
         if not schema["minimum"] <= value <= schema["maximum"]:
-            raise BadRequest(f"query parameter '{name}' must be between {schema['minimum']} and {schema['maximum']}")
+            raise _refused(name, f"must be between {schema['minimum']} and {schema['maximum']}")
         return value
     if "enum" in schema and raw not in schema["enum"]:
-        raise BadRequest(f"query parameter '{name}' must be one of: {', '.join(schema['enum'])}")
+        raise _refused(name, f"must be one of: {', '.join(schema['enum'])}")
     if len(raw) < schema.get("minLength", 0):
-        raise BadRequest(f"query parameter '{name}' must not be empty")
+        raise _refused(name, "must not be empty")
     if len(raw) > schema.get("maxLength", len(raw)):
-        raise BadRequest(f"query parameter '{name}' must be at most {schema['maxLength']} characters")
+        raise _refused(name, f"must be at most {schema['maxLength']} characters")
     if "pattern" in schema and not _regex(schema["pattern"]).search(raw):
-        blank = schema["pattern"] == VISIBLE
-        raise BadRequest(f"query parameter '{name}' " + ("must not be blank" if blank else "has an invalid format"))
+        raise _refused(name, "must not be blank" if schema["pattern"] == VISIBLE else "has an invalid format")
     return raw
+
+
+def _refused(name: str, says: str) -> BadRequest:
+    message = f"query parameter '{name}' {says}"
+    return BadRequest(message, errors=[{"field": name, "message": message}])
 
 
 _INTEGER = re.compile(r"-?[0-9]+")

@@ -92,6 +92,7 @@ def test_param_refuses_what_its_schema_does_not(query, name, schema, message):
     with pytest.raises(BadRequest) as ex:
         param(request(query), name, schema, required=name == "q")
     assert ex.value.message == message
+    assert ex.value.errors == [{"field": name, "message": message}]
 
 
 def request(query: str) -> falcon.Request:
@@ -149,9 +150,10 @@ def test_json_is_read_with_or_without_a_charset(content_type):
 
 
 def test_no_body_is_an_empty_object_and_malformed_json_is_400():
-    assert client().simulate_post("/echo").json == {"error": "field 'title' is required"}
+    missing = {"error": "field 'title' is required", "errors": [{"field": "title", "message": "field 'title' is required"}]}
+    assert client().simulate_post("/echo").json == missing
     r = client().simulate_post("/echo", body=b"", headers={"Content-Type": "application/json"})
-    assert (r.status_code, r.json) == (400, {"error": "field 'title' is required"})
+    assert (r.status_code, r.json) == (400, missing)
     r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
     assert (r.status_code, r.json) == (400, {"error": "request body is not valid JSON"})
 
@@ -174,3 +176,89 @@ def test_exactly_one_takes_either_and_checks_it_as_usual():
         check({"title": "ok", "boardSlug": ""}, BOARD)
     with pytest.raises(BadRequest, match="field 'title' is required"):
         check({"boardSlug": "a"}, BOARD)
+
+
+# -- every problem at once: ``errors`` --------------------------------------------------------------
+
+
+def test_every_broken_field_is_listed_with_its_own_field():
+    with pytest.raises(BadRequest) as ex:
+        check({"on": "yes", "tags": [1, 2, 3]}, SCHEMA)  # no title, a text for a boolean, a tag too many
+    assert ex.value.message == "field 'title' is required", "the one line is the most relevant problem, as before"
+    assert ex.value.errors[0] == {"field": "title", "message": "field 'title' is required"}
+    assert sorted(ex.value.errors, key=lambda e: e["field"]) == [
+        {"field": "on", "message": "field 'on' must be of type boolean"},
+        {"field": "tags", "message": "field 'tags' may hold at most 2 items"},
+        {"field": "title", "message": "field 'title' is required"},
+    ]
+
+
+def test_a_single_problem_says_what_it_said_before_and_is_the_one_entry():
+    with pytest.raises(BadRequest) as ex:
+        check({"title": "x" * 11}, SCHEMA)
+    assert ex.value.message == "field 'title' must be at most 10 characters"
+    assert ex.value.errors == [{"field": "title", "message": "field 'title' must be at most 10 characters"}]
+
+
+NESTED = obj({"title": string(10, 1), "fields": obj({"eta": string(7, 7), "impact": integer(1, 5)}, required=("eta",)),
+              "tags": {"type": "array", "items": string(3, 1)}}, required=("title", "fields"))
+
+
+def test_fields_are_named_by_their_dotted_path():
+    with pytest.raises(BadRequest) as ex:
+        check({"fields": {"impact": 9, "reach": 1}, "tags": ["ok", ""], "more": 1}, NESTED)
+    assert {e["field"]: e["message"] for e in ex.value.errors} == {
+        "title": "field 'title' is required",
+        "more": "unknown field 'more'",
+        "fields.eta": "field 'fields.eta' is required",
+        "fields.reach": "unknown field 'fields.reach'",
+        "fields.impact": "field 'fields.impact': 9 is greater than the maximum of 5",
+        "tags.1": "field 'tags.1' must not be empty",
+    }
+
+
+def test_each_unknown_field_and_each_missing_one_is_its_own_entry():
+    with pytest.raises(BadRequest) as ex:
+        check({"extra": 1, "more": 2}, obj({"a": TEXT, "b": TEXT}, required=("a", "b")))
+    assert ex.value.message == "field 'a' is required"
+    assert ex.value.errors == [
+        {"field": "a", "message": "field 'a' is required"},
+        {"field": "b", "message": "field 'b' is required"},
+        {"field": "extra", "message": "unknown field 'extra'"},
+        {"field": "more", "message": "unknown field 'more'"},
+    ]
+
+
+def test_a_choice_of_fields_is_named_by_its_first_and_a_wrong_type_is_one_problem():
+    with pytest.raises(BadRequest) as ex:
+        check({"on": 1}, {**BOARD, "properties": {**BOARD["properties"], "on": BOOLEAN}})
+    assert sorted((e["field"], e["message"]) for e in ex.value.errors) == [
+        ("boardSlug", "give exactly one of 'boardSlug' or 'boardId'"),
+        ("on", "field 'on' must be of type boolean"),
+        ("title", "field 'title' is required"),
+    ]
+    # A body that is not an object is that one problem (not also "give exactly one of...").
+    with pytest.raises(BadRequest) as ex:
+        check([], BOARD)
+    assert ex.value.errors == [{"field": "", "message": "request body must be of type object"}]
+
+
+def test_a_text_past_its_oversize_length_is_413_listing_every_problem():
+    schema = obj({"title": string(5), "content": long_string(5)})
+    with pytest.raises(PayloadTooLarge) as ex:
+        check({"content": "123456"}, schema)
+    assert ex.value.errors == [{"field": "content", "message": "field 'content' must be at most 5 characters"}]
+    with pytest.raises(BadRequest) as ex:  # the most relevant problem decides, as before
+        check({"content": "123456", "extra": 1}, schema)
+    assert [e["field"] for e in ex.value.errors] == ["extra", "content"]
+
+
+def test_the_api_answers_every_problem_and_other_refusals_carry_error_alone():
+    r = client().simulate_post("/echo", json={"on": "yes", "tags": [1, 2, 3]})
+    assert r.status_code == 400, r.text
+    assert r.json["error"] == "field 'title' is required"
+    assert sorted(e["field"] for e in r.json["errors"]) == ["on", "tags", "title"]
+    r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
+    assert (r.status_code, set(r.json)) == (400, {"error"})
+    r = client().simulate_post("/echo", body=b"title=ok", headers={"Content-Type": "text/plain"})
+    assert (r.status_code, set(r.json)) == (415, {"error"})

@@ -75,10 +75,15 @@ class Workspace:
 
 
 def assert_error(r, status: int) -> str:
-    """``r`` answered ``status`` with exactly ``{"error": "<non-empty string>"}``; return the message."""
+    """``r`` answered ``status`` with exactly ``{"error": "<non-empty string>"}``, where the request
+    broke its schema (400, 413) with its ``"errors": [{"field", "message"}, ...]`` beside it
+    (docs/architecture.md, the status table); return the message."""
     assert r.status_code == status, r.text
     body = r.json()
-    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+    assert isinstance(body.get("error"), str) and body["error"], r.text
+    if set(body) != {"error"}:
+        assert status in (400, 413) and set(body) == {"error", "errors"}, r.text
+        assert body["errors"] and all(set(e) == {"field", "message"} for e in body["errors"]), r.text
     return body["error"]
 
 

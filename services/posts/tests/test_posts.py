@@ -229,3 +229,18 @@ def test_patch_errors(board, other_workspace):
         assert r.status_code == 400, (body, r.text)
     assert board.api.patch(path, key=board.ws.key, json={"statusSlug": "nope"}).status_code == 404  # no such status
     assert board.api.patch(path, key=board.ws.key, json={"content": "x" * 20_001}).status_code == 413
+
+
+def test_a_bad_body_is_answered_with_every_problem_at_once(workspace):
+    # No title, no board (neither boardSlug nor boardId) and a number for content: three fields.
+    r = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, json={"content": 5})
+    assert r.status_code == 400, r.text
+    body = r.json()
+    assert set(body) == {"error", "errors"}
+    assert body["error"] == "field 'title' is required", "the one line is what a single problem said before"
+    assert body["errors"][0] == {"field": "title", "message": "field 'title' is required"}
+    assert sorted((e["field"], e["message"]) for e in body["errors"]) == [
+        ("boardSlug", "give exactly one of 'boardSlug' or 'boardId'"),
+        ("content", "field 'content' must be of type string"),
+        ("title", "field 'title' is required"),
+    ]
