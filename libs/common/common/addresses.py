@@ -30,7 +30,9 @@ def parse_address(text: str) -> Address:
     ``ValueError`` for anything else: no domain, several addresses, a line break."""
     try:
         header = HeaderRegistry()("To", text)
-    except (ValueError, HeaderParseError) as ex:
+    # AttributeError: the standard library's parser trips over some control characters in a
+    # domain literal ("0@[\x05]") instead of reporting a defect.
+    except (ValueError, HeaderParseError, AttributeError) as ex:
         raise ValueError(f"{text!r} is not an email address ({ex})") from None
     if header.defects or len(header.addresses) != 1 or not header.addresses[0].domain:
         raise ValueError(f"{text!r} is not one email address")

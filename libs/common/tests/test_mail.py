@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pymongo import MongoClient
 
-from common.addresses import parse_smtp_url
+from common.addresses import parse_address, parse_smtp_url
 from common.config import load_settings
 from devstack import LocalStack, free_port, make_run_stack
 from common.mail import (
@@ -555,3 +555,11 @@ def test_a_batch_goes_over_one_connection(tmp_path, queue):
         with delivering(queue, server.url):
             settled(queue, 10)
     assert len(messages(folder)) == 10 and len(handler.sessions) == 1
+
+
+def test_an_address_the_standard_parser_trips_over_is_refused_as_not_an_address():
+    # Found by the OpenAPI conformance run: this domain literal made the standard library's header
+    # parser raise AttributeError, which reached the people service's callers as a 5xx.
+    text = "0@[\u00e3\u0089\U000ed804\u00b6\u00fd\u00c5\u00df\U00096627.\u0005G\u0106J\U000cf443\b\u0005\U000a35f1\u00b2"
+    with pytest.raises(ValueError, match="not"):
+        parse_address(text)
