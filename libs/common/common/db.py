@@ -29,6 +29,7 @@ from pymongo.client_session import ClientSession
 from pymongo.collection import Collection
 from pymongo.database import Database
 from pymongo.errors import (
+    BulkWriteError,
     ClientBulkWriteException,
     ConfigurationError,
     ConnectionFailure,
@@ -54,6 +55,22 @@ WRITE_CONFLICT = 112
 HOT_LOCK_STRIPES = 64
 _HOT_LOCKS = tuple(threading.Lock() for _ in range(HOT_LOCK_STRIPES))
 
+
+def insert_new(collection: Collection, documents: Sequence[dict]) -> list[int]:
+    """Insert ``documents`` in one round trip, each unless its unique key is taken already (a
+    replayed event, a pair suggested before): the positions of those inserted. Any other write
+    error raises."""
+    if not documents:
+        return []
+    try:
+        collection.insert_many(documents, ordered=False)
+        return list(range(len(documents)))
+    except BulkWriteError as ex:
+        errors = ex.details.get("writeErrors", [])
+        if any(e.get("code") != DUPLICATE_KEY for e in errors):
+            raise
+        taken = {e["index"] for e in errors}
+        return [i for i in range(len(documents)) if i not in taken]
 
 class Store:
     """The service's database and a way to run a function in one transaction."""

@@ -33,10 +33,10 @@ from typing import Callable, Iterable, Mapping
 
 from pymongo import ASCENDING, IndexModel
 from pymongo.collection import Collection
-from pymongo.errors import BulkWriteError, DuplicateKeyError, PyMongoError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from common.addresses import parse_address, parse_smtp_url
-from common.db import ChangeWaiter
+from common.db import ChangeWaiter, insert_new
 from common.retry import run_until_stopped
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,6 @@ WAIT_SECONDS = 5.0
 # Messages a worker claims at once and sends over one SMTP connection: one query finds them
 # (on a server that scans, one scan per batch instead of one per message).
 CLAIM_BATCH = 50
-DUPLICATE_KEY = 11000
 
 QUEUED, SENT, FAILED = "queued", "sent", "failed"
 
@@ -290,14 +289,7 @@ class MailQueue:
         """Store each ``(message, key)`` whose key was not enqueued before, in one round trip;
         how many were new. A fan-out that is run again (a redelivered event) queues nothing twice."""
         documents = [self._document(message, key) for message, key in letters]
-        if not documents:
-            return 0
-        try:
-            return len(self.collection.insert_many(documents, ordered=False).inserted_ids)
-        except BulkWriteError as ex:
-            if any(error.get("code") != DUPLICATE_KEY for error in ex.details.get("writeErrors", [])):
-                raise
-            return ex.details.get("nInserted", 0)
+        return len(insert_new(self.collection, documents))
 
     def withdraw(self, workspace: str, key_pattern: str, until: datetime) -> int:
         """Delete the messages of ``workspace`` queued up to ``until``, still waiting to be sent,

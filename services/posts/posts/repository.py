@@ -20,12 +20,12 @@ from typing import Iterable
 
 from bson import ObjectId
 from common import auth
-from common.db import DUPLICATE_KEY, ChangeWaiter, Delete, Insert, Store, Update, Write, new_document
+from common.db import ChangeWaiter, Delete, Insert, Store, Update, Write, insert_new, new_document
 from common.ids import now
 from common.repository import Repository
 from pymongo import UpdateOne
 from pymongo.cursor import Cursor
-from pymongo.errors import BulkWriteError, DuplicateKeyError
+from pymongo.errors import DuplicateKeyError
 
 from posts import contract
 from posts.models import (Comment, CompanyView, MemberView, Post, PostClock, PostCompany, Suggestion, TriageSettings, Vote, WarmIndex,
@@ -434,14 +434,7 @@ class PostRepository(Repository):
     def suggest(self, docs: list[dict]) -> int:
         """Queue suggestions in one round trip, each unless its pair was ever suggested; how
         many were queued."""
-        if not docs:
-            return 0
-        try:
-            return len(self.suggestions.insert_many(docs, ordered=False).inserted_ids)
-        except BulkWriteError as ex:
-            if any(e.get("code") != DUPLICATE_KEY for e in ex.details.get("writeErrors", [])):
-                raise
-            return ex.details.get("nInserted", 0)
+        return len(insert_new(self.suggestions, docs))
 
     def suggestion_page(self, slug: str, state: str, limit: int, offset: int) -> list[dict]:
         return list(self.suggestions.find({"workspace": slug, "state": state}, sort=[("createdAt", -1), ("_id", -1)],

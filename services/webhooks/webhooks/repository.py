@@ -20,18 +20,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bson import ObjectId
-from common.db import Store, Update, new_document
+from common.db import Store, Update, insert_new, new_document
 from common.ids import now
 from common.repository import Repository
 from common.secretbox import SecretBox, default_box
 from pymongo import ReturnDocument, UpdateOne
-from pymongo.errors import BulkWriteError
 
 from webhooks import contract
 from webhooks.models import Delivery, Endpoint
 from webhooks.signing import message_id
-
-DUPLICATE_KEY = 11000
 
 
 class WebhookRepository(Repository):
@@ -133,17 +130,7 @@ class WebhookRepository(Repository):
     def insert_deliveries(self, docs: list[dict]) -> list[dict]:
         """Store the deliveries in one write; return the new ones. The (endpoint, event) pair
         is unique, so a delivery recorded before (a replayed event) is skipped, not an error."""
-        if not docs:
-            return []
-        try:
-            self.deliveries.insert_many(docs, ordered=False)
-            duplicates = set()
-        except BulkWriteError as ex:
-            errors = ex.details.get("writeErrors", [])
-            if any(e.get("code") != DUPLICATE_KEY for e in errors):
-                raise
-            duplicates = {e["index"] for e in errors}
-        return [d for i, d in enumerate(docs) if i not in duplicates]
+        return [docs[i] for i in insert_new(self.deliveries, docs)]
 
     # -- deliveries: claims, leases and outcomes --------------------------------------------
 
