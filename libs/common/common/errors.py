@@ -46,6 +46,12 @@ class UriTooLong(FeedbackError):
     status = "414 URI Too Long"
 
 
+class UnsupportedMediaType(FeedbackError):
+    """A request body that is not declared JSON (a form, text, no Content-Type at all)."""
+
+    status = "415 Unsupported Media Type"
+
+
 class Unavailable(FeedbackError):
     status = "503 Service Unavailable"
 

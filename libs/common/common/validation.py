@@ -18,7 +18,7 @@ from typing import Any, Callable
 import falcon
 import jsonschema
 
-from common.errors import BadRequest, FeedbackError, PayloadTooLarge
+from common.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 
 # Schema keyword (an OpenAPI extension, ignored by JSON Schema): a string past its maxLength is
 # refused as 413 Payload Too Large (content too long to keep), not as malformed input (400).
@@ -209,12 +209,6 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 
 JSON_MEDIA_TYPE = "application/json"
-
-
-class UnsupportedMediaType(FeedbackError):
-    """A request body that is not declared JSON (a form, text, no Content-Type at all)."""
-
-    status = "415 Unsupported Media Type"
 
 
 def _exactly_one(error: jsonschema.ValidationError) -> tuple[list[str], Any] | None:
