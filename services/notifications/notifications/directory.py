@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from common import auth
 from common.directory import People, Posts, Workspaces
 from common.internal import InternalClient
 from common.mail import DEFAULT_ACCENT, Branding
@@ -26,17 +25,11 @@ class Board:
 
 
 class Directory:
+    """The owners this service asks (``people``, ``workspaces``, ``posts``), and a board as mail shows it."""
+
     def __init__(self, client: InternalClient, public_base_url: str):
         self.people, self.workspaces, self.posts = People(client), Workspaces(client), Posts(client)
         self.public_base_url = public_base_url.rstrip("/")
-
-    def persons(self, ids: list[str]) -> dict[str, dict]:
-        """``{person:<id>: {email, name}}`` of the persons among ``ids`` who exist."""
-        return self.people.persons(ids)
-
-    def team(self, slug: str) -> list[dict]:
-        """The members of ``slug``'s team: ``{id: person:<id>, email, name, role}`` each."""
-        return self.people.team(slug)
 
     def board(self, slug: str) -> Board:
         body = self.workspaces.branding(slug)
@@ -45,11 +38,3 @@ class Directory:
         workspace = body["workspace"]
         return Board(slug=slug, url=url, branding=Branding(name=workspace["name"], accent=body.get("primaryColor") or DEFAULT_ACCENT,
                                                            logo_url=workspace.get("logo")))
-
-    def shipped(self, slug: str, post_ids: list[str]) -> list[dict]:
-        """Each of ``post_ids`` that is a post of ``slug``: ``{id, title, listed, voters}``."""
-        return self.posts.voters(slug, post_ids)
-
-    def visible_post(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
-        """The post as ``caller`` may see it; NotFound when they may not."""
-        return self.posts.visible(caller, slug, post_id)

@@ -183,7 +183,7 @@ class Notifier:
             return
         # The posts and their voters are asked of the posts service: the votes' events travel on
         # another topic, and may not have reached this consumer yet.
-        shipped = [p for p in self.directory.shipped(slug, ids) if p["listed"]]
+        shipped = [p for p in self.directory.posts.voters(slug, ids) if p["listed"]]
         if not shipped:
             return
         posts = {p["id"]: {"_id": p["id"], "title": p["title"]} for p in shipped}
@@ -212,7 +212,7 @@ class Notifier:
     def tell_team(self, event: dict, kind: str, post_id: str, detail: str | None, actor: str | None) -> set[str]:
         """Tell the team of new activity, each member at their pace; the members' ids."""
         slug = event["workspace"]
-        members = {m["id"]: m for m in self.directory.team(slug)}
+        members = {m["id"]: m for m in self.directory.people.team(slug)}
         post = self.repo.post(post_id)
         if not members or post is None:
             return set(members)
@@ -280,7 +280,7 @@ class Notifier:
         teams: dict[str, dict[str, dict]] = {}
         for (slug, person), lines in groups.items():
             if slug not in teams:
-                teams[slug] = {m["id"]: m for m in self.directory.team(slug)}
+                teams[slug] = {m["id"]: m for m in self.directory.people.team(slug)}
             member = teams[slug].get(person)
             choices = self.repo.choices(slug, [person])[person]
             if member and not choices["unsubscribed"] and choices["teamActivity"] in (contract.DAILY, contract.WEEKLY):
@@ -310,7 +310,7 @@ class Notifier:
             return 0
         choices = self.repo.choices(slug, persons)
         wanted = [p for p in persons if not choices[p]["unsubscribed"] and (kind is None or choices[p][kind])]
-        addresses = known if known is not None else self.directory.persons(wanted)
+        addresses = known if known is not None else self.directory.people.persons(wanted)
         wanted = [p for p in wanted if p in addresses]
         suppressed = self.repo.suppressed(slug, [addresses[p]["email"] for p in wanted])
         board = self.directory.board(slug)

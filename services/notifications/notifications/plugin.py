@@ -46,7 +46,6 @@ def create_context(settings: Settings) -> Context:
     from common.db import Store
     from common.internal import InternalClient
     from common.mail import MailQueue
-    from common.directory import Workspaces
     from notifications.config import load_config
     from notifications.directory import Directory
     from notifications.mail import Addresser
@@ -64,7 +63,7 @@ def create_context(settings: Settings) -> Context:
     tokens = UnsubscribeTokens(settings.internal_secret)
     mail_queue = MailQueue(store.db["mail"])
     notifier = Notifier(repo, directory, mail_queue, Addresser(tokens), config)
-    service = NotificationsService(repo, directory, Workspaces(client), tokens, mail_queue)
+    service = NotificationsService(repo, directory, directory.workspaces, tokens, mail_queue)
     return Context(settings=settings, store=store, config=config, service=service, notifier=notifier, mail_queue=mail_queue)
 
 

@@ -37,13 +37,13 @@ class NotificationsService:
 
     def follow_state(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
         person = require_person(caller)
-        post = self.directory.visible_post(caller, slug, post_id)
+        post = self.directory.posts.visible(caller, slug, post_id)
         return shapes.follow(post["id"], self.repo.following(post["id"], person))
 
     def set_follow(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
         person = require_person(caller)
         following = check(body, schemas.FOLLOW)["following"]
-        post = self.directory.visible_post(caller, slug, post_id)
+        post = self.directory.posts.visible(caller, slug, post_id)
         self.repo.set_following(slug, post["id"], person, following)
         return shapes.follow(post["id"], following)
 
