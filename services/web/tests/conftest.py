@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from services.domains.tests.helpers import dns_settings
 
+# The browser tests' fixtures (chromium through Playwright), for every test module of the site.
+from .browsing import browser, page  # noqa: F401
+
 
 def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
     return dns_settings(dns_port)

@@ -15,46 +15,14 @@ from pathlib import Path
 import pytest
 from testkit import wait_for
 
+from .browsing import AXE, accept_invitation
 from .helpers import create_post, invite
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[3]
-AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
 
 @pytest.fixture
 def site(stack, workspace):
     workspace.board("features", "Feature requests")
     workspace.settings(anonVote=True, anonComment=True, anonSubmit=True)
     return f"{stack.url}/b/{workspace.slug}"
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    context.set_default_timeout(15_000)
-    pg = context.new_page()
-    dialogs = []
-    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    pg.dialogs = dialogs
-    yield pg
-    context.close()
 
 
 def count_of(pg, post_id):
@@ -236,13 +204,6 @@ def test_the_suggestion_queue_accept_and_dismiss(page, site, workspace):
     # The merged post's page says where it went.
     page.goto(f"{site}/p/{csv['post']['id']}")
     assert "Merged into" in page.locator(".notice").inner_text()
-
-
-def accept_invitation(pg, link: str) -> None:
-    """Open an invitation's link and accept it: signed in, on the workspace's board."""
-    pg.goto(link)
-    pg.get_by_role("button", name="Accept the invitation").click()
-    pg.wait_for_url(re.compile(r"/b/[a-z0-9-]+$"))
 
 
 def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alone(page, site, workspace, maildir):

@@ -13,6 +13,8 @@ import pytest
 from common.config import Settings
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
+from web.admin.moderation import DuplicatesSection
+from web.admin.team import TeamSection
 from web.api import ApiClient, ApiError
 from web.config import load_config
 from web.contract import ANON_COOKIE, OIDC_COOKIE, SESSION_COOKIE
@@ -258,7 +260,7 @@ def test_triage_refuses_an_unknown_action_or_state_before_any_call(recorded):
         with pytest.raises(Forbidden):
             site.triage(visitor, "p1", {"csrf": visitor.csrf, "action": "delete"})
         with pytest.raises(Forbidden):
-            site.team_member(visitor, "p1", {"csrf": visitor.csrf, "action": "remove"})
+            TeamSection(site).member(visitor, "p1", {"csrf": visitor.csrf, "action": "remove"})
 
 
 def test_unsubscribing_asks_no_form_token_and_calls_as_nobody(recorded):
@@ -427,23 +429,24 @@ def test_the_first_board_is_created_by_a_team_member_with_the_form_token(recorde
 
 def test_a_suggestion_is_decided_by_a_manager_with_the_form_token(recorded):
     site, api = recorded
+    duplicates = DuplicatesSection(site)
     manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
     user = site.visitor("acme", {SESSION_COOKIE: USER})
-    assert site.duplicates(user, {}).location == "/b/acme/sign-in?next=%2Fb%2Facme%2Fadmin%2Fduplicates"
+    assert duplicates.show(user, {}).location == "/b/acme/sign-in?next=%2Fb%2Facme%2Fadmin%2Fduplicates"
     calls = len(api.requests)
     with pytest.raises(Forbidden):
-        site.duplicate_decide(user, "a" * 24, {"csrf": user.csrf, "action": "accept"})
+        duplicates.decide(user, "a" * 24, {"csrf": user.csrf, "action": "accept"})
     with pytest.raises(Forbidden):
-        site.duplicate_decide(manager, "a" * 24, {"csrf": user.csrf, "action": "accept"})
+        duplicates.decide(manager, "a" * 24, {"csrf": user.csrf, "action": "accept"})
     with pytest.raises(BadRequest):
-        site.duplicate_decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "merge"})
+        duplicates.decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "merge"})
     with pytest.raises(NotFound):
-        site.duplicate_decide(manager, "..", {"csrf": manager.csrf, "action": "accept"})
+        duplicates.decide(manager, "..", {"csrf": manager.csrf, "action": "accept"})
     assert len(api.requests) == calls
-    assert site.duplicate_decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "dismiss"}) == Redirect(
+    assert duplicates.decide(manager, "a" * 24, {"csrf": manager.csrf, "action": "dismiss"}) == Redirect(
         "/b/acme/admin/duplicates?done=dismiss")
     assert api.calls()[-1] == ("POST", f"/v1/workspaces/acme/suggestions/{'a' * 24}/dismiss")
     api.answers[("POST", f"/v1/workspaces/acme/suggestions/{'b' * 24}/accept")] = (409, {"error": "suggestion is dismissed already"})
-    page = site.duplicate_decide(manager, "b" * 24, {"csrf": manager.csrf, "action": "accept"})
-    assert page.template == "duplicates.html" and page.status == 409 and page.context["error"] == "suggestion is dismissed already"
-    assert api.calls()[-1] == ("GET", "/v1/workspaces/acme/suggestions")
+    page = duplicates.decide(manager, "b" * 24, {"csrf": manager.csrf, "action": "accept"})
+    assert page.template == "admin/duplicates.html" and page.status == 409 and page.context["error"] == "suggestion is dismissed already"
+    assert ("GET", "/v1/workspaces/acme/suggestions") in api.calls()[-2:]  # the list as it is now

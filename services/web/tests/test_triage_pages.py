@@ -175,7 +175,7 @@ def test_the_duplicates_page_lists_accepts_and_dismisses(site, workspace):
     merged, into = first["post"]["id"], first["into"]["id"]
     assert {merged, into} == set(titles)
     page = manager.get("/admin/duplicates")
-    assert page.status_code == 200 and f'href="/b/{workspace.slug}/admin/duplicates">Duplicates<' in page.text
+    assert page.status_code == 200 and f'href="/b/{workspace.slug}/admin/duplicates" aria-current="page">Duplicates<' in page.text
     item = page.text.split(f'data-suggestion-id="{first["id"]}"')[1].split("</li>")[0]
     assert re.search(rf'href="/b/{workspace.slug}/p/{merged}">{titles[merged]}</a>.*may be a duplicate of\s*'
                      rf'<a href="/b/{workspace.slug}/p/{into}">{titles[into]}</a>', item, re.S), item

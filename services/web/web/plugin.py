@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
 
 R = "web.resources:"
 P = "web.platform:"
+A = "web.admin."
 B = "/b/{slug}"
 PAGES = [
     Route(B, R + "Board", ("GET",)),
@@ -52,12 +53,14 @@ PAGES = [
     # A mail's unsubscribe link (and its List-Unsubscribe header's one-click POST, RFC 8058).
     Route(B + "/unsubscribe", R + "Unsubscribe", ("GET", "POST")),
     Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET",)),
-    Route(B + "/admin/queue", R + "Queue", ("GET",)),
-    Route(B + "/admin/duplicates", R + "Duplicates", ("GET",)),
-    Route(B + "/admin/duplicates/{suggestionId}", R + "DuplicateDecision", ("POST",)),
-    Route(B + "/admin/team", R + "Team", ("GET", "POST")),
-    Route(B + "/admin/team/members/{personId}", R + "TeamMember", ("POST",)),
-    Route(B + "/admin/team/invitations/{invitationId}/revoke", R + "TeamInvitationRevoke", ("POST",)),
+    # The admin area (web.admin): one module per concern.
+    Route(B + "/admin", A + "overview:Overview", ("GET",)),
+    Route(B + "/admin/queue", A + "moderation:Queue", ("GET",)),
+    Route(B + "/admin/duplicates", A + "moderation:Duplicates", ("GET",)),
+    Route(B + "/admin/duplicates/{suggestionId}", A + "moderation:DuplicateDecision", ("POST",)),
+    Route(B + "/admin/team", A + "team:Team", ("GET", "POST")),
+    Route(B + "/admin/team/members/{personId}", A + "team:TeamMember", ("POST",)),
+    Route(B + "/admin/team/invitations/{invitationId}/revoke", A + "team:TeamInvitationRevoke", ("POST",)),
     Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
     Route(B + "/static/{name}", R + "Static", ("GET",)),
     # The platform's own pages, outside any workspace (web.platform): the start page, the API

@@ -263,39 +263,6 @@ class ManagerSignIn(PageResource):
         self.respond(req, resp, slug, self.site.manager_sign_in)
 
 
-class Team(PageResource):
-    def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.team, query(req))
-
-    def on_post(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.team_invite, form(req))
-
-
-class TeamMember(PageResource):
-    def on_post(self, req, resp, slug, personId):
-        self.respond(req, resp, slug, self.site.team_member, personId, form(req))
-
-
-class TeamInvitationRevoke(PageResource):
-    def on_post(self, req, resp, slug, invitationId):
-        self.respond(req, resp, slug, self.site.team_invitation_revoke, invitationId, form(req))
-
-
-class Queue(PageResource):
-    def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.queue, query(req))
-
-
-class Duplicates(PageResource):
-    def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, self.site.duplicates, query(req))
-
-
-class DuplicateDecision(PageResource):
-    def on_post(self, req, resp, slug, suggestionId):
-        self.respond(req, resp, slug, self.site.duplicate_decide, suggestionId, form(req))
-
-
 class ThemeCss(PageResource):
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.theme_css, public=True)

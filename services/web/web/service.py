@@ -664,50 +664,6 @@ class Site:
         if visitor.kind == "anonymous":
             raise Forbidden("sign in first")
 
-    # ---- the team (owners manage it) ----------------------------------------------------------
-    def team(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
-        if not visitor.is_manager:
-            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/team"))
-        common = self._common(visitor)
-        members = self._call(visitor, "GET", "/members")["items"]
-        invitations = self._call(visitor, "GET", "/invitations")["items"]
-        return Page("team.html", {**common, "members": members, "invitations": invitations, "roles": schemas.ROLES,
-                                  "error": error, "invited": params.get("invited") or ""}, status)
-
-    def team_invite(self, visitor: Visitor, form: dict):
-        self.check_csrf(visitor, form)
-        self._require_manager(visitor)
-        # The origin the owner browses at leads the link there when it is one of the platform's own.
-        payload = {"email": (form.get("email") or "").strip(), "role": form.get("role") or "", **self._origin(visitor)}
-        try:
-            invitation = self._call(visitor, "POST", "/members", payload=payload)
-        except ApiError as ex:
-            if ex.status in (400, 403, 409):
-                return self.team(visitor, {}, ex.message, ex.status)
-            raise
-        return Redirect(f"/b/{visitor.slug}/admin/team?" + urlencode({"invited": invitation["email"]}))
-
-    def team_member(self, visitor: Visitor, person_id: str, form: dict):
-        self.check_csrf(visitor, form)
-        self._require_manager(visitor)
-        action = check(form, schemas.TEAM_MEMBER)["action"]
-        try:
-            if action == "role":
-                self._call(visitor, "PATCH", f"/members/{person_id}", payload={"role": form.get("role") or ""})
-            else:
-                self._call(visitor, "DELETE", f"/members/{person_id}")
-        except ApiError as ex:
-            if ex.status in (400, 403, 404, 409):
-                return self.team(visitor, {}, ex.message, ex.status)
-            raise
-        return Redirect(f"/b/{visitor.slug}/admin/team")
-
-    def team_invitation_revoke(self, visitor: Visitor, invitation_id: str, form: dict) -> Redirect:
-        self.check_csrf(visitor, form)
-        self._require_manager(visitor)
-        self._call(visitor, "DELETE", f"/invitations/{invitation_id}")
-        return Redirect(f"/b/{visitor.slug}/admin/team")
-
     # ---- managers ----------------------------------------------------------------------
     def triage(self, visitor: Visitor, post_id: str, form: dict) -> Redirect:
         self.check_csrf(visitor, form)
@@ -726,40 +682,6 @@ class Site:
         else:  # unmerge
             self._call(visitor, "POST", f"/posts/{post_id}/unmerge")
         return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
-
-    def queue(self, visitor: Visitor, params: dict):
-        if not visitor.is_manager:
-            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/queue"))
-        common = self._common(visitor)
-        posts = self._call(visitor, "GET", "/posts", query={"moderationState": "pending", "sort": "oldest", "limit": 100})["items"]
-        return Page("queue.html", {**common, "posts": posts})
-
-    def duplicates(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
-        """The open suggested duplicates (the posts service's, made when a post is created), each
-        with its two posts, to merge or dismiss."""
-        if not visitor.is_manager:
-            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/admin/duplicates"))
-        common = self._common(visitor)
-        suggestions = self._call(visitor, "GET", "/suggestions",
-                                 query={"state": "open", "limit": schemas.SUGGESTIONS_LIMIT})["items"]
-        done = params.get("done") if params.get("done") in ("accept", "dismiss") else ""
-        return Page("duplicates.html", {**common, "suggestions": suggestions, "error": error, "done": done}, status)
-
-    def duplicate_decide(self, visitor: Visitor, suggestion_id: str, form: dict):
-        self.check_csrf(visitor, form)
-        self._require_manager(visitor)
-        action = check(form, schemas.SUGGESTION)["action"]
-        if not schemas.SUGGESTION_ID.fullmatch(suggestion_id):
-            raise NotFound(f"suggestion '{suggestion_id}' not found")
-        try:
-            self._call(visitor, "POST", f"/suggestions/{suggestion_id}/{action}")
-        except ApiError as ex:
-            # Decided meanwhile (409), gone (404), a post that can no longer be merged (400):
-            # the list again, as it is now, with the API's reason.
-            if ex.status in (400, 403, 404, 409):
-                return self.duplicates(visitor, {}, ex.message, ex.status)
-            raise
-        return Redirect(f"/b/{visitor.slug}/admin/duplicates?" + urlencode({"done": action}))
 
     # ---- files the same for every visitor ------------------------------------------------
     def theme_css(self, visitor: Visitor) -> Asset:

@@ -1,0 +1,90 @@
+"""What the site's browser tests share: Debian's chromium through Playwright, axe-core, a
+screenshot folder, and signing in as a new team member.
+
+A test module uses the fixtures by importing them (``from .browsing import browser, page``);
+without /usr/bin/chromium, Playwright or axe-core the tests that need them are skipped, with the
+reason (`.ci/run` installs all three)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .helpers import invite
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT = Path(__file__).resolve().parents[3]
+AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1100, "height": 800}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context's page (no cookies), 15 s for each step; dialogs are dismissed
+    and kept in ``page.dialogs``."""
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    dialogs = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs
+    yield pg
+    context.close()
+
+
+def screenshots() -> Path:
+    """Where screenshots go: the test run's log folder, else a temporary one."""
+    shots = Path(os.environ.get("FEEDBACK_TEST_LOGS") or tempfile.mkdtemp(prefix="feedback-web-")) / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+def page_problems(pg, name: str) -> list:
+    """axe-core's serious and critical violations on the page as it is now, and a page wider
+    than the viewport (horizontal scrolling), each as ``(name, what)``."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is missing ({AXE}; npm install --prefix .cache/axe axe-core)")
+    problems = []
+    wide, viewport = pg.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    if wide > viewport:
+        problems += [(name, f"{wide} px wide in a {viewport} px window")]
+    # Evaluated through the test's own channel (the DevTools protocol), which the page's CSP does
+    # not govern: a <script> tag of axe would be refused by it.
+    pg.evaluate(AXE.read_text())
+    result = pg.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                         ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 3)}))")
+    problems += [(name, v) for v in result if v["impact"] in ("serious", "critical")]
+    return problems
+
+
+def accept_invitation(pg, link: str) -> None:
+    """Open an invitation's link and accept it: signed in, on the workspace's board."""
+    pg.goto(link)
+    pg.get_by_role("button", name="Accept the invitation").click()
+    pg.wait_for_url(re.compile(r"/b/[a-z0-9-]+$"))
+
+
+def sign_in_as_team(pg, workspace, email: str, role: str = "owner") -> None:
+    """``pg``'s browser signed in as a new team member of ``workspace`` (invited, accepted)."""
+    accept_invitation(pg, invite(workspace, email, role))
