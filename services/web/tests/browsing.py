@@ -79,10 +79,11 @@ def page_problems(pg, name: str) -> list:
 
 
 def accept_invitation(pg, link: str) -> None:
-    """Open an invitation's link and accept it: signed in, on the workspace's board."""
+    """Open an invitation's link and accept it: signed in, on the workspace's board (an owner
+    of a workspace without a board: on its first-run setup)."""
     pg.goto(link)
     pg.get_by_role("button", name="Accept the invitation").click()
-    pg.wait_for_url(re.compile(r"/b/[a-z0-9-]+$"))
+    pg.wait_for_url(re.compile(r"/b/[a-z0-9-]+(/admin/setup)?$"))
 
 
 def sign_in_as_team(pg, workspace, email: str, role: str = "owner") -> None:

@@ -493,8 +493,12 @@ class Site:
         token = form.get("token") or ""
         self._check_token_form(token)
         session = self._call_anonymously(visitor, "POST", "/invitations/accept", {"token": token})
-        # A new member lands where the people service says (their board), as after a sign-in link.
-        return self._start_session(visitor, session, self._local(visitor, session.get("next"), f"/b/{visitor.slug}"))
+        # A new member lands where the people service says (their board), as after a sign-in
+        # link; an owner goes by the first-run setup, which leads on to the board once one exists.
+        then = self._local(visitor, session.get("next"), f"/b/{visitor.slug}")
+        if session.get("role") == "owner" and then == f"/b/{visitor.slug}":
+            then = f"/b/{visitor.slug}/admin/setup"
+        return self._start_session(visitor, session, then)
 
     def _origin(self, visitor: Visitor) -> dict:
         return {"origin": visitor.origin} if visitor.origin else {}

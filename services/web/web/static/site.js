@@ -41,20 +41,32 @@
       timer = setTimeout(search, 300);
     });
   }
-  // The first board's form: the slug follows the name (as the site makes it from the name when
-  // it is left empty) until the slug is typed in.
-  var boardForm = document.querySelector("form[data-first-board]");
-  if (boardForm) {
-    var boardName = boardForm.querySelector("input[name=name]");
-    var boardSlug = boardForm.querySelector("input[name=slug]");
-    var typed = boardSlug.value !== "";
+  // A slug field (data-slug-of="<the name field's id>") follows the name, as the site makes a
+  // slug from the name when it is left empty, until the slug is typed in.
+  document.querySelectorAll("input[data-slug-of]").forEach(function (slugField) {
+    var nameField = document.getElementById(slugField.dataset.slugOf);
+    if (!nameField) return;
+    var typed = slugField.value !== "";
     var slugOf = function (name) {
       return name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
         .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48).replace(/-+$/, "");
     };
-    boardSlug.addEventListener("input", function () { typed = boardSlug.value !== ""; });
-    boardName.addEventListener("input", function () { if (!typed) boardSlug.value = slugOf(boardName.value); });
-  }
+    slugField.addEventListener("input", function () { typed = slugField.value !== ""; });
+    nameField.addEventListener("input", function () { if (!typed) slugField.value = slugOf(nameField.value); });
+  });
+  // A secret shown once (a new API key, a webhook's signing secret): a Copy button beside it.
+  // Without JavaScript the button stays hidden and the secret is selectable text.
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var secret = document.getElementById(button.dataset.copy);
+    var said = button.parentNode.querySelector("[data-copied]");
+    if (!secret || !navigator.clipboard) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(secret.textContent.trim()).then(
+        function () { if (said) said.textContent = "Copied."; },
+        function () { if (said) said.textContent = "Could not copy: select the text and copy it."; });
+    });
+  });
   // Filters: apply on change.
   document.querySelectorAll("form.filters select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
