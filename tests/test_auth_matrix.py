@@ -21,6 +21,9 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/settings"): "manager",
     ("patch", "/v1/workspaces/{slug}/settings"): "manager",
     ("get", "/v1/workspaces/{slug}/branding"): "public",
+    ("get", "/v1/workspaces/{slug}/logo"): "public",  # 404 without one, never refused
+    ("put", "/v1/workspaces/{slug}/logo"): "manager",
+    ("delete", "/v1/workspaces/{slug}/logo"): "manager",
     ("get", "/v1/workspaces/{slug}/agent-context"): "manager",
     ("get", "/v1/workspaces/{slug}/boards"): "public",
     ("post", "/v1/workspaces/{slug}/boards"): "manager",

@@ -114,3 +114,16 @@ SSO_CLOCK_LEEWAY = 60
 SSO_SECRET_MIN_LENGTH = 32
 SSO_SECRET_GENERATE = "generate"
 SSO_GENERATED_BYTES = 32
+
+# An uploaded logo (PUT /v1/workspaces/{slug}/logo): served from the database at
+# GET /v1/workspaces/{slug}/logo, which the workspace's ``logo`` then names (with ``?v=`` its
+# content's hash, so a browser fetches a new logo at once). SVG is refused: it is a document
+# that can carry scripts, and no XML parser safe against hostile input is installed to clean it.
+LOGO_TYPES = ("image/png", "image/jpeg", "image/webp")
+LOGO_REFUSED_TYPES = ("image/svg+xml",)
+LOGO_MAX_BYTES = 512 * 1024  # the gateway's MAX_BODY_BYTES (256 KiB by default) applies first
+LOGO_MIN_PIXELS = 16  # each side, raster images
+LOGO_MAX_PIXELS = 1024
+LOGO_MAX_AGE = 3600  # seconds a browser or a proxy keeps it before asking again (with its ETag)
+# Served with every logo: no script, frame or plugin ever runs from it, whatever it holds.
+LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'"

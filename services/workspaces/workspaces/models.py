@@ -6,6 +6,7 @@ event exact.
 """
 
 from mongoengine import (
+    BinaryField,
     BooleanField,
     DateTimeField,
     Document,
@@ -114,4 +115,16 @@ class Changelog(Document):
     }
 
 
-MODELS = (Workspace, ApiKey, Changelog)
+class Logo(Document):
+    """A workspace's uploaded logo, apart from its workspace (whose snapshot events carry no image)."""
+
+    slug = StringField(primary_key=True)
+    contentType = StringField(required=True)
+    data = BinaryField(required=True)
+    hash = StringField(required=True)  # of ``data``: its ETag, and the ``?v=`` of the workspace's logo URL
+    updatedAt = DateTimeField(required=True)
+    COLLECTION = "logos"
+    meta = {"db_alias": ALIAS, "collection": COLLECTION}
+
+
+MODELS = (Workspace, ApiKey, Changelog, Logo)

@@ -22,6 +22,7 @@ ROUTES = [
     Route("/workspaces/{slug}", R + "WorkspaceItem", ("GET", "PATCH")),
     Route("/workspaces/{slug}/settings", R + "SettingsItem", ("GET", "PATCH")),
     Route("/workspaces/{slug}/branding", R + "Branding", ("GET",)),
+    Route("/workspaces/{slug}/logo", R + "Logo", ("GET", "PUT", "DELETE")),
     Route("/workspaces/{slug}/agent-context", R + "AgentContext", ("GET",)),
     Route("/workspaces/{slug}/boards", R + "BoardList", ("GET", "POST")),
     Route("/workspaces/{slug}/statuses", R + "StatusList", ("GET", "POST")),
@@ -57,7 +58,8 @@ def create_context(settings: Settings) -> Context:
 
     store = Store(settings, ALIAS)
     posts = Posts(InternalClient(settings, timeout=5))
-    return Context(settings=settings, store=store, service=WorkspaceService(WorkspaceRepository(store, default_box()), posts))
+    return Context(settings=settings, store=store, service=WorkspaceService(WorkspaceRepository(store, default_box()), posts,
+                                                                       settings.public_base_url))
 
 
 @hookimpl

@@ -15,13 +15,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from bson import ObjectId
-from common.db import Insert, Store, Update, new_document
+from common.db import Delete, Insert, Store, Update, new_document
 from common.repository import Repository
 from common.secretbox import SecretBox
 from pymongo import ReturnDocument
 
 from workspaces import contract
-from workspaces.models import ApiKey, Board, Changelog, Status, Workspace
+from workspaces.models import ApiKey, Board, Changelog, Logo, Status, Workspace
 
 
 class WorkspaceRepository(Repository):
@@ -31,6 +31,7 @@ class WorkspaceRepository(Repository):
         self.workspaces = store.collection(Workspace)
         self.keys = store.collection(ApiKey)
         self.changelogs = store.collection(Changelog)
+        self.logos = store.collection(Logo)
 
     # -- units of work ----------------------------------------------------------------------
 
@@ -79,6 +80,22 @@ class WorkspaceRepository(Repository):
         if settings.get("ssoSecret") is not None:
             settings = {**settings, "ssoSecret": self.box.seal(settings["ssoSecret"])}
         return self._change(slug, {}, {"$set": {f"settings.{k}": v for k, v in settings.items()}})
+
+    def find_logo(self, slug: str) -> dict | None:
+        return self.logos.find_one({"_id": slug}, session=self.session)
+
+    def set_logo(self, slug: str, logo: dict | None, url: str | None) -> dict | None:
+        """Keep ``logo`` (its ``contentType``, ``data``, ``hash``, ``updatedAt``) as the workspace's
+        uploaded one, or none (None), and make ``url`` the workspace's logo: in this unit of work."""
+        if logo is None:
+            self.drop_logo(slug)
+        else:
+            self.add(Update(self.logos, {"_id": slug}, {"$set": logo}, upsert=True))
+        return self.update_workspace(slug, {"logo": url})
+
+    def drop_logo(self, slug: str) -> None:
+        """Forget the uploaded logo, in this unit of work."""
+        self.add(Delete(self.logos, {"_id": slug}))
 
     def set_custom_domain(self, slug: str, domain: str | None) -> dict | None:
         return self._change(slug, {}, {"$set": {"customDomain": domain}})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import falcon
 
 from common.validation import media, page_params
-from workspaces import schemas
+from workspaces import contract, logos, schemas
 
 
 class Resource:
@@ -42,6 +42,30 @@ class SettingsItem(Resource):
 class Branding(Resource):
     def on_get(self, req, resp, slug):
         resp.media = self.service.branding(req.context.caller, slug)
+
+
+class Logo(Resource):
+    def on_get(self, req, resp, slug):
+        """The uploaded image: cached by browsers and proxies (a changed logo has a new ``?v=``
+        in the workspace's ``logo``), 304 to a browser whose copy is this one."""
+        logo = self.service.logo(req.context.caller, slug)
+        tag = logos.etag(logo["data"])
+        resp.cache_control = ["public", f"max-age={contract.LOGO_MAX_AGE}"]
+        resp.set_header("ETag", tag)
+        resp.set_header("X-Content-Type-Options", "nosniff")
+        resp.set_header("Content-Security-Policy", contract.LOGO_CSP)
+        if logos.fresh(req.get_header("If-None-Match"), tag):
+            resp.status = falcon.HTTP_304
+            return
+        resp.content_type = logo["contentType"]
+        resp.data = bytes(logo["data"])
+
+    def on_put(self, req, resp, slug):
+        # The body is the image itself (read once by the kit, to check its signature).
+        resp.media = self.service.upload_logo(req.context.caller, slug, req.content_type, lambda: req.context.body or b"")
+
+    def on_delete(self, req, resp, slug):
+        resp.media = self.service.remove_logo(req.context.caller, slug)
 
 
 class AgentContext(Resource):

@@ -43,15 +43,16 @@ from common.claims import companies_claim
 from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import new_id, now, object_id
 from common.validation import check
-from workspaces import api_keys, contract, schemas, shapes
+from workspaces import api_keys, contract, logos, schemas, shapes
 from common.directory import Posts
 from workspaces.repository import WorkspaceRepository
 
 
 class WorkspaceService:
-    def __init__(self, repo: WorkspaceRepository, posts: Posts):
+    def __init__(self, repo: WorkspaceRepository, posts: Posts, public_base_url: str = ""):
         self.repo = repo
         self.posts = posts
+        self.public_base_url = public_base_url.rstrip("/")  # where an uploaded logo is served
 
     # -- workspaces ---------------------------------------------------------------------------
 
@@ -87,7 +88,45 @@ class WorkspaceService:
         fields = check(body, schemas.UPDATE_WORKSPACE)
         if not fields:
             return shapes.workspace(self._workspace(slug))
-        doc = self._change(slug, lambda tx: tx.update_workspace(slug, fields), changed=shapes.settings_changed(fields, caller))
+
+        def change(tx: WorkspaceRepository) -> dict | None:
+            if "logo" in fields:  # a logo elsewhere replaces an uploaded one, which goes
+                tx.drop_logo(slug)
+            return tx.update_workspace(slug, fields)
+
+        doc = self._change(slug, change, changed=shapes.settings_changed(fields, caller))
+        return shapes.workspace(doc)
+
+    # -- the logo -----------------------------------------------------------------------------
+
+    def logo(self, caller: auth.Caller, slug: str) -> dict:
+        """The uploaded logo (public): ``contentType``, ``data``, ``hash``; 404 without one."""
+        logo = self.repo.find_logo(slug)
+        if logo is None:
+            self._workspace(slug)
+            raise NotFound(f"workspace '{slug}' has no uploaded logo")
+        return logo
+
+    def upload_logo(self, caller: auth.Caller, slug: str, content_type: str | None, body: Callable[[], bytes]) -> dict:
+        """Make the image ``body()`` (checked by ``logos.checked``) the workspace's logo; the
+        workspace, whose ``logo`` is where it is served, with its hash as ``?v=``."""
+        auth.require_manager(caller, slug)
+        self._workspace(slug)
+        data = body()
+        kind = logos.checked(content_type, data)
+        digest = logos.digest(data)
+        logo = {"contentType": kind, "data": data, "hash": digest, "updatedAt": now()}
+        url = f"{self.public_base_url}/v1/workspaces/{slug}/logo?v={digest[:12]}"
+        doc = self._change(slug, lambda tx: tx.set_logo(slug, logo, url), changed=shapes.settings_changed(["logo"], caller))
+        return shapes.workspace(doc)
+
+    def remove_logo(self, caller: auth.Caller, slug: str) -> dict:
+        """No logo any more (uploaded or elsewhere): the workspace."""
+        auth.require_manager(caller, slug)
+        doc = self._workspace(slug)
+        if doc.get("logo") is None and self.repo.find_logo(slug) is None:
+            return shapes.workspace(doc)
+        doc = self._change(slug, lambda tx: tx.set_logo(slug, None, None), changed=shapes.settings_changed(["logo"], caller))
         return shapes.workspace(doc)
 
     def settings(self, caller: auth.Caller, slug: str) -> dict:
