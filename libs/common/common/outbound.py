@@ -185,12 +185,16 @@ class UrlPolicy:
     ``allowed_hosts``: host names, addresses or CIDRs let through whatever they resolve to and
     on any port. ``dns_server``: "host:port" of the DNS server to resolve with (the tests'),
     else the system's resolver. ``purpose`` ends a refusal: "... which <purpose> may not call".
+    ``http_setting``: the setting that allows plain http (for local development), named in the
+    refusal of an ``http://`` URL so whoever meets it knows what to set.
     """
 
     def __init__(self, *, allow_http: bool = False, allowed_hosts: tuple[str, ...] | list[str] = (),
-                 dns_server: str | None = None, dns_timeout: float = 3.0, purpose: str = "this service"):
+                 dns_server: str | None = None, dns_timeout: float = 3.0, purpose: str = "this service",
+                 http_setting: str | None = None):
         self.allow_http = allow_http
         self.purpose = purpose
+        self.http_setting = http_setting
         self.allowed_names: set[str] = set()
         self.allowed_networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
         for entry in allowed_hosts:
@@ -219,7 +223,8 @@ class UrlPolicy:
         if scheme not in ("http", "https") or not parts.hostname:
             raise UrlRefused("must be an absolute http(s) URL")
         if scheme == "http" and not self.allow_http:
-            raise UrlRefused("must use https")
+            where = f" (plain http is allowed only where {self.http_setting} is set, for local development)"
+            raise UrlRefused("must use https" + (where if self.http_setting else ""))
         if parts.username is not None or parts.password is not None:
             raise UrlRefused("must not contain credentials")
         host = parts.hostname.lower().rstrip(".")

@@ -10,4 +10,6 @@ from .browsing import browser, page  # noqa: F401
 
 
 def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
-    return dns_settings(dns_port)
+    # The webhooks page's tests deliver to a receiver on 127.0.0.1 over plain http (as the
+    # webhooks service's own tests do).
+    return {**dns_settings(dns_port), "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"}

@@ -23,6 +23,8 @@ R = "webhooks.resources:"
 HOOK = "/workspaces/{slug}/webhooks/{webhookId}"
 ROUTES = [
     Route("/workspaces/{slug}/webhooks", R + "WebhookList", ("GET", "POST")),
+    # The event catalog, for a form's checkboxes (a literal segment: it never reads as a webhook id).
+    Route("/workspaces/{slug}/webhooks/event-types", R + "EventTypes", ("GET",)),
     Route(HOOK, R + "WebhookItem", ("GET", "PATCH", "DELETE")),
     Route(HOOK + "/rotate-secret", R + "RotateSecret", ("POST",)),
     Route(HOOK + "/test", R + "Ping", ("POST",)),

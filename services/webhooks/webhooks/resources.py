@@ -26,6 +26,11 @@ class WebhookList(Resource):
         resp.media = self.service.create(req.context.caller, slug, media(req))
 
 
+class EventTypes(Resource):
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.event_types(req.context.caller, slug)
+
+
 class WebhookItem(Resource):
     def on_get(self, req, resp, slug, webhookId):
         resp.media = self.service.get(req.context.caller, slug, webhookId)

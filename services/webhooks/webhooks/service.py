@@ -128,6 +128,11 @@ class WebhookService:
         self.repo.insert_endpoint(doc)
         return shapes.webhook_with_secret(doc)
 
+    def event_types(self, caller: auth.Caller, slug: str) -> dict:
+        """The event catalog an endpoint may subscribe to (``events``), in the plugins' order."""
+        self._manager(caller, slug)
+        return {"items": [{"type": t} for t in self.catalog]}
+
     def get(self, caller: auth.Caller, slug: str, endpoint_id: str) -> dict:
         self._manager(caller, slug)
         return shapes.webhook(self._endpoint(slug, endpoint_id))

@@ -86,6 +86,10 @@ GRANT_SECONDS = (60, 86400)  # shortest and longest lifetime of a grant
 MAX_LONG_LIVED_KEYS = 100
 MAX_LIVE_GRANTS = 1000
 
+# A key's ``lastUsedAt`` is written when the identity check sees it used and the stored time is
+# older than this many seconds: at most one write a minute per key, none on most checks (the
+# gateway also keeps a verdict AUTH_CACHE_SECONDS, so a busy key is checked rarely anyway).
+KEY_LAST_USED_PRECISION = 60
 THEMES = ("light", "dark", "system")
 # A new post's author, if a person, counts as its first voter unless the team turns this off
 # (as Canny and Fider count them); workspaces stored before the setting existed have it on.

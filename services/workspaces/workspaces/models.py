@@ -83,6 +83,9 @@ class ApiKey(Document):
     COLLECTION = "api_keys"
     meta = {
         "db_alias": ALIAS,
+    # When the key last proved who it is (the platform's identity check), to the minute
+    # (``contract.KEY_LAST_USED_PRECISION``); None: never since the field exists.
+    lastUsedAt = DateTimeField(null=True)
         "collection": COLLECTION,
         "indexes": [
             {"fields": ["keyId"], "unique": True},

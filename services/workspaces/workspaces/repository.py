@@ -148,6 +148,12 @@ class WorkspaceRepository(Repository):
         """Unrevoked keys of the workspace: grants unexpired at ``at``, or long-lived ones."""
         expiry = {"$gt": at} if grants else None
         return self.keys.count_documents({"workspace": slug, "expiresAt": expiry, "revokedAt": None})
+    def mark_key_used(self, key_id: str, at: datetime, before: datetime) -> None:
+        """Set the key's ``lastUsedAt`` to ``at`` unless it is ``before`` or later already (one
+        conditional update: concurrent checks of the key write it once)."""
+        self.keys.update_one({"keyId": key_id, "$or": [{"lastUsedAt": None}, {"lastUsedAt": {"$lt": before}}]},
+                             {"$set": {"lastUsedAt": at}})
+
 
     def revoke_with_derived(self, slug: str, key_id: str, at: datetime, event: Insert | None = None) -> None:
         """Mark the key, the keys derived from it and theirs, revoked at ``at`` (each that is

@@ -410,7 +410,9 @@ class WorkspaceService:
         doc = self.repo.key_by_id(key_id) if key_id else None
         if doc is None or not api_keys.matches(api_key, doc["hash"]):
             raise Unauthorized("invalid API key")
-        self._live_key(doc, now())  # the TTL index removes an expired key, but not at once
+        at = now()
+        self._live_key(doc, at)  # the TTL index removes an expired key, but not at once
+        self._mark_used(doc, at)
         role = doc.get("role", contract.DEFAULT_KEY_ROLE)
         maker = self._maker_of(doc)
         key_maker = None if maker == contract.OPERATOR else maker
@@ -485,6 +487,14 @@ class WorkspaceService:
             workspace=slug,
             title=fields["title"],
             slug=fields["slug"],
+    def _mark_used(self, doc: dict, at: datetime) -> None:
+        """Record that the key was used, to the minute: no write while the stored time is
+        recent (most checks), else one conditional update."""
+        before = at - timedelta(seconds=contract.KEY_LAST_USED_PRECISION)
+        last = doc.get("lastUsedAt")
+        if last is None or _aware(last) < before:
+            self.repo.mark_key_used(doc["keyId"], at, before)
+
             content=fields["content"],
             postIds=post_ids,
             publishedAt=created if fields.get("publish") else None,

@@ -102,6 +102,7 @@ def settings_changed(fields, caller: auth.Caller) -> dict:
     """The ``workspace.settings_changed`` event: the names of what changed (never the values), and who changed it."""
     return {"fields": sorted(fields), "actor": auth.actor(caller)}
 
+        "lastUsedAt": iso(doc.get("lastUsedAt")),
 
 def created_key(doc: dict, key: str) -> ShownOnce:
     """A new key with the key itself: in this answer only, never kept for a retry."""

@@ -27,5 +27,7 @@ NAVIGATION = [
     Entry("", "Overview"),
     Entry("/queue", "Moderation queue"),
     Entry("/duplicates", "Duplicates"),
+    Entry("/api-keys", "API keys"),
+    Entry("/webhooks", "Webhooks"),
     Entry("/team", "Team"),
 ]
