@@ -46,13 +46,18 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/posts/search"): "public",
     ("get", "/v1/workspaces/{slug}/posts/stats"): "public",
     ("get", "/v1/workspaces/{slug}/posts/{postId}"): "public",
-    ("patch", "/v1/workspaces/{slug}/posts/{postId}"): "manager",
+    # the team edits and triages any post; its author edits its title and content, and deletes
+    # it, within a window (test_delete_edit.py); anonymous callers: 401
+    ("patch", "/v1/workspaces/{slug}/posts/{postId}"): "participant",
+    ("delete", "/v1/workspaces/{slug}/posts/{postId}"): "participant",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/merge"): "manager",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/unmerge"): "manager",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/vote"): "participant",
     ("delete", "/v1/workspaces/{slug}/posts/{postId}/vote"): "participant",
     ("get", "/v1/workspaces/{slug}/posts/{postId}/comments"): "public",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/comments"): "participant",
+    ("patch", "/v1/workspaces/{slug}/posts/{postId}/comments/{commentId}"): "participant",
+    ("delete", "/v1/workspaces/{slug}/posts/{postId}/comments/{commentId}"): "participant",
     ("get", "/v1/workspaces/{slug}/roadmap"): "public",
     # the voters behind a post, and votes on someone's behalf, are the team's (a write key may
     # add votes on behalf too: test_revenue.py)

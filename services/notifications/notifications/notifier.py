@@ -46,8 +46,8 @@ def person_of(actor: dict | None) -> str | None:
 
 
 def listed(post: dict | None) -> bool:
-    """Whether an end user may hear of ``post``: approved and not merged into another."""
-    return bool(post) and post.get("moderationState") == APPROVED and not post.get("mergedInto")
+    """Whether an end user may hear of ``post``: approved, not merged into another, not deleted."""
+    return bool(post) and post.get("moderationState") == APPROVED and not post.get("mergedInto") and not post.get("deleted")
 
 
 def next_digest(at: datetime, pace: str, hour: int) -> datetime:
@@ -75,6 +75,7 @@ class Notifier:
             "post.unmerged": self.post_changed,
             "post.status_changed": self.status_changed,
             "post.merged": self.merged,
+            "post.deleted": self.post_deleted,
             "comment.created": self.comment_created,
             "vote.created": self.voted,
             "vote.deleted": self.unvoted,
@@ -100,6 +101,10 @@ class Notifier:
 
     def post_changed(self, event: dict) -> None:
         self.repo.keep_post(event["workspace"], event["data"]["post"])
+
+    def post_deleted(self, event: dict) -> None:
+        """A deleted post is named to nobody again (``listed``): no status, merge or changelog mail."""
+        self.repo.forget_post(event["data"]["post"]["id"])
 
     def status_changed(self, event: dict) -> None:
         slug, data = event["workspace"], event["data"]

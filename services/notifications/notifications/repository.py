@@ -52,6 +52,10 @@ class NotificationsRepository:
         on_insert = {"authorId": author_id}
         self.posts.update_one({"_id": post["id"]}, {"$set": fields, "$setOnInsert": on_insert}, upsert=True)
 
+    def forget_post(self, post_id: str) -> None:
+        """The post was deleted: what a mail shows of it is kept no more (``deleted``: never named)."""
+        self.posts.update_one({"_id": post_id}, {"$set": {"deleted": True, "updatedAt": now()}})
+
     def post(self, post_id: str) -> dict | None:
         return self.posts.find_one({"_id": post_id})
 

@@ -5,7 +5,8 @@ from common.claims import COMPANIES
 from common.validation import ID, TEXT, TIMESTAMP, shape
 
 TOPIC = "feedback.people"
-CONSUMES = ("feedback.workspaces",)
+# feedback.posts: deletions of posts and comments, which the audit log keeps.
+CONSUMES = ("feedback.workspaces", "feedback.posts")
 
 MEMBER_JOINED = "member.joined"
 MEMBER_ROLE_CHANGED = "member.role_changed"
@@ -47,12 +48,17 @@ AUDIT_TYPES = (
     "sign_in", "sign_out", "sign_out_everywhere", "invitation.created", "invitation.revoked",
     "invitation.accepted", "member.role_changed", "member.removed", "api_key.created", "api_key.revoked",
     "settings.changed", "sign_in_settings.changed", "passkey.registered", "passkey.removed",
+    "post.deleted", "comment.deleted",
 )
 # Events of other services the audit log keeps, by the entry type it records them as.
 AUDITED_EVENTS = {
     "api_key.created": "api_key.created",
     "api_key.revoked": "api_key.revoked",
     "workspace.settings_changed": "settings.changed",
+    # A post or comment deleted (soft: docs/services/posts.md, "Deleting and editing"): by its
+    # author or by the team, who may want to know who removed what.
+    "post.deleted": "post.deleted",
+    "comment.deleted": "comment.deleted",
 }
 AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page
 

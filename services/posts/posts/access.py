@@ -7,7 +7,10 @@ Who may do what:
 - everyone else sees approved posts, and the posts they wrote in any moderation state;
 - anonymous callers may submit, vote and comment only where the workspace's
   ``anonSubmit``/``anonVote``/``anonComment`` allow it (401 otherwise); SSO users may always;
-- private comments are written and read by managers only.
+- private comments are written and read by managers only;
+- an author (not anonymous) may edit and delete their post or comment for
+  ``POSTS_AUTHOR_WINDOW_SECONDS`` after writing it; managers delete any post or comment, edit
+  any post, and edit only their own comments (never another's words).
 
 An anonymous identity is the gateway's ``anon:<hash>``; an SSO user's is their user id.
 """
@@ -15,8 +18,8 @@ An anonymous identity is the gateway's ``anon:<hash>``; an SSO user's is their u
 from __future__ import annotations
 
 from common import auth
-from common.errors import NotFound, Unauthorized
-from common.ids import object_id
+from common.errors import Forbidden, NotFound, Unauthorized
+from common.ids import now, object_id
 from posts import shapes, triage
 from posts.config import PostsConfig
 from posts.contract import APPROVED
@@ -115,7 +118,28 @@ class Access:
         voted = self.repo.voted_ids(identity(caller), live, merged) if docs else set()
         manager = is_manager(caller, slug)
         settings = self.triage_of(slug, docs)
-        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings) for d in docs]
+        author = self.author(caller)
+        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings, author) for d in docs]
+
+    def author(self, caller: auth.Caller) -> shapes.Author:
+        """What tells the caller which posts and comments are theirs to change, and until when."""
+        return shapes.Author(None if caller.kind == auth.ANONYMOUS else identity(caller), self.config.author_window)
+
+    def may_change(self, caller: auth.Caller, slug: str, doc: dict, what: str, team: bool) -> bool:
+        """Whether ``caller`` may change ``doc`` (a post or comment they can see): its author
+        within the window, or, with ``team``, a manager at any time (True: as the team, False:
+        as its author). 401 for an anonymous caller, 403 for anyone else."""
+        if team and is_manager(caller, slug):
+            return not self.author(caller).mine(doc)
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized(f"sign in to change a {what}")
+        author = self.author(caller)
+        if not author.mine(doc):
+            raise Forbidden(f"only its author{' or the team' if team else ''} may change this {what}")
+        if now() > author.until(doc):
+            minutes = round(self.config.author_window / 60)
+            raise Forbidden(f"a {what} can be changed by its author for {minutes} minutes after it was written")
+        return False
 
     def triage_of(self, slug: str, docs: list[dict], tx: PostRepository | None = None) -> triage.Settings:
         """The settings that show these posts: read (current: which fields are internal) when

@@ -49,6 +49,9 @@ class PostsConfig:
     # A new API process reports ready once it has built the indexes of the workspaces too slow
     # to read cold (posts.reads.cache, "Warm before ready"), or after this many seconds.
     warm_up_seconds: float = from_env("POSTS_WARM_UP_SECONDS", 120.0, positive(float))
+    # How long after writing it an author may edit or delete their post or comment (seconds;
+    # posts.contract.AUTHOR_WINDOW_SECONDS, Canny-like 15 minutes); the team deletes any time.
+    author_window: float = from_env("POSTS_AUTHOR_WINDOW_SECONDS", 900.0, float)
 
     @property
     def lexical_candidates(self) -> int:

@@ -15,6 +15,9 @@ POST_STATUS_CHANGED = "post.status_changed"
 POST_MERGED = "post.merged"
 POST_UNMERGED = "post.unmerged"
 COMMENT_CREATED = "comment.created"
+POST_DELETED = "post.deleted"
+COMMENT_EDITED = "comment.edited"
+COMMENT_DELETED = "comment.deleted"
 VOTE_CREATED = "vote.created"
 VOTE_DELETED = "vote.deleted"
 TRIAGE_UPDATED = "triage.updated"
@@ -48,6 +51,7 @@ POST = shape(
         "mergedInto": nullable(shape({"id": ID, "title": TEXT})),
         "mergedPosts": array(shape({"id": ID, "title": TEXT, "voteCount": INTEGER})),
         "createdAt": TIMESTAMP,
+        "editedAt": nullable(TIMESTAMP),  # when its title or content was last rewritten
         # Triage (posts.triage): the team's view, internal fields included.
         "tags": array(TAG),
         "eta": nullable(TEXT),
@@ -69,6 +73,10 @@ COMMENT = shape(
     }
 )
 VOTE = shape({"postId": ID, "userId": TEXT, "voteCount": INTEGER})
+# What a deletion's event says of what went: ids and the post's title (the team's receivers
+# knew it already), never the content, which nobody is shown again.
+DELETED_POST = shape({"id": ID, "title": TEXT, "boardId": TEXT})
+DELETED_COMMENT = shape({"id": ID, "postId": ID, "parentId": nullable(ID), "isPrivate": BOOLEAN})
 
 # Every event on feedback.posts and the JSON schema of its ``data``. ``actor``: who made the
 # change (common.auth.actor: a signed-in person, an API key, the operator; null for anonymous).
@@ -80,6 +88,13 @@ EVENTS = {
     POST_MERGED: shape({"post": POST, "into": POST, "actor": ACTOR}),
     POST_UNMERGED: shape({"post": POST, "from": nullable(POST), "actor": ACTOR}),
     COMMENT_CREATED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR}),
+    # Soft deletions (docs/services/posts.md, "Deleting and editing"): ``byAuthor`` true when
+    # the author took back their own words, false when the team removed them.
+    POST_DELETED: shape({"post": DELETED_POST, "actor": ACTOR, "byAuthor": BOOLEAN}),
+    # A comment's author rewrote it (its new content: a receiver replaces what it showed).
+    COMMENT_EDITED: shape({"comment": COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR}),
+    COMMENT_DELETED: shape({"comment": DELETED_COMMENT, "post": shape({"id": ID, "title": TEXT}), "actor": ACTOR,
+                            "byAuthor": BOOLEAN}),
     VOTE_CREATED: VOTE,
     VOTE_DELETED: VOTE,
     # The workspace's tags, fields and score formula were saved (every post is rescored after it).
@@ -118,6 +133,9 @@ TITLE_MAX = 200
 CONTENT_MAX = 20_000
 COMMENT_MAX = 10_000
 MAX_COMMENT_DEPTH = 20
+# An author may edit and delete their post or comment for this long after writing it
+# (POSTS_AUTHOR_WINDOW_SECONDS overrides it); the team may delete at any time.
+AUTHOR_WINDOW_SECONDS = 15 * 60
 
 LIST_LIMIT = (20, 100)  # default, maximum
 SEARCH_LIMIT = (10, 50)

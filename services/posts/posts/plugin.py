@@ -36,12 +36,14 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",), limits={"GET": "search"}),
     # A whole-board aggregation: budgeted like a search, which a visitor could flood too.
     Route("/workspaces/{slug}/posts/stats", R + "PostStats", ("GET",), limits={"GET": "search"}),
-    Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH")),
+    Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH", "DELETE"), limits={"DELETE": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE"), limits={"POST": "write", "DELETE": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/votes", R + "VoteList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
+    Route("/workspaces/{slug}/posts/{postId}/comments/{commentId}", R + "CommentItem", ("PATCH", "DELETE"),
+          limits={"PATCH": "write", "DELETE": "write"}),
     Route("/workspaces/{slug}/roadmap", R + "Roadmap", ("GET",)),
     # A save rescores every post of the workspace (posts.scores): a handful a minute for the
     # whole team, where a manager key's own budget would let it save 1,200 times.

@@ -34,7 +34,7 @@ from posts.models import (Comment, CompanyView, MemberView, Post, PostClock, Pos
 # What a read of posts leaves out: the search features are the query index's business.
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
-INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "createdAt",
+INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "deletedAt", "createdAt",
                           "voteCount", "commentCount", "revenueCents", "score", "facets", "title", "terms", "titleTerms", "embedding", "changedAt")}
 # Change clocks per workspace (collection ``post_clocks``): each post write moves one (by its
 # post), in the same bulk write. Several, so concurrent writes to different posts seldom
@@ -96,6 +96,13 @@ class PostRepository(Repository):
         """Set these fields of a post the unit of work read (an edit, a triage)."""
         return self._update_post(post["workspace"], post["_id"], {"$set": fields})
 
+    def delete_post(self, post: dict, actor: dict | None, at) -> list[Write]:
+        """A soft deletion: the post stays, marked with when and by whom, off every list, search,
+        the roadmap and statistics (``listed`` false; ``deletedAt`` set, which every read of
+        posts leaves out)."""
+        return self._update_post(post["workspace"], post["_id"], {"$set": {"deletedAt": at, "deletedBy": actor, "listed": False,
+                                                                          "updatedAt": at}})
+
     def relink(self, post: dict) -> list[Write]:
         """Keep what other posts show of this one (mergedInto / mergedPosts: its title and
         moderation state) current."""
@@ -121,6 +128,17 @@ class PostRepository(Repository):
         change: dict = {"$inc": {"privateCommentCount" if comment["isPrivate"] else "commentCount": 1}}
         if last_public:
             change["$set"] = {"lastCommentAt": comment["createdAt"], "lastCommentByTeam": comment["isTeamMember"]}
+        return self._update_post(post["workspace"], post["_id"], change)
+
+    def uncount_comment(self, post: dict, comment: dict, last: dict | None) -> list[Write]:
+        """A deleted ``comment`` no longer counted on its post; when it was the last public one,
+        ``last`` is the public comment before it (None: none is left) as the post's last."""
+        change: dict = {"$inc": {"privateCommentCount" if comment.get("isPrivate") else "commentCount": -1}}
+        if not comment.get("isPrivate") and post.get("lastCommentAt") is not None and post["lastCommentAt"] <= comment["createdAt"]:
+            if last is None:
+                change["$unset"] = {"lastCommentAt": "", "lastCommentByTeam": ""}
+            else:
+                change["$set"] = {"lastCommentAt": last["createdAt"], "lastCommentByTeam": bool(last.get("isTeamMember"))}
         return self._update_post(post["workspace"], post["_id"], change)
 
     def merge_post(self, post: dict, into: dict, scored: dict, at) -> list[Write]:
@@ -203,6 +221,7 @@ class PostRepository(Repository):
         query: dict = {"workspace": slug}
         if filters.manager:
             query["mergedInto"] = None
+            query["deletedAt"] = None
             if filters.moderation is not None:
                 query["moderationState"] = filters.moderation
         else:
@@ -222,7 +241,8 @@ class PostRepository(Repository):
     def sharing_terms(self, slug: str, terms: list[str], manager: bool, board: str | None, most: int) -> list[dict]:
         """At most ``most`` posts sharing a search term (a search while the workspace's index
         is being built)."""
-        query: dict = {"workspace": slug, "terms": {"$in": terms}, **({"mergedInto": None} if manager else {"listed": True})}
+        query: dict = {"workspace": slug, "terms": {"$in": terms},
+                       **({"mergedInto": None, "deletedAt": None} if manager else {"listed": True})}
         if board is not None:
             query["boardId"] = board
         return list(self.posts.find(query, projection=INDEXED, limit=most))
@@ -255,7 +275,8 @@ class PostRepository(Repository):
         return self.posts.find({"workspace": slug, "changedAt": {"$gt": changed_at - CATCH_UP_OVERLAP_NS}}, projection=INDEXED)
 
     def find_post(self, slug: str, oid: ObjectId) -> dict | None:
-        return self.posts.find_one({"_id": oid, "workspace": slug}, projection=WITHOUT_TERMS, session=self.session)
+        """The post, unless it does not exist or was deleted (a deleted post is gone to everyone)."""
+        return self.posts.find_one({"_id": oid, "workspace": slug, "deletedAt": None}, projection=WITHOUT_TERMS, session=self.session)
 
     def embedding_of(self, oid: ObjectId) -> bytes | None:
         return (self.posts.find_one({"_id": oid}, projection={"embedding": 1}) or {}).get("embedding")
@@ -267,7 +288,7 @@ class PostRepository(Repository):
         return self.posts.find({"_id": {"$in": oids}}, projection=WITHOUT_TERMS)
 
     def posts_by_ids(self, slug: str, oids: list[ObjectId]) -> list[dict]:
-        return list(self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"title": 1, "listed": 1}))
+        return list(self.posts.find({"_id": {"$in": oids}, "workspace": slug, "deletedAt": None}, projection={"title": 1, "listed": 1}))
 
     def person_voters(self, slug: str, post_ids: list[str]) -> dict[str, set[str]]:
         """The persons (``person:<id>``) whose votes count for each of ``post_ids``."""
@@ -278,7 +299,8 @@ class PostRepository(Repository):
         return voters
 
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
-        return {str(d["_id"]) for d in self.posts.find({"_id": {"$in": oids}, "workspace": slug}, projection={"_id": 1})}
+        query = {"_id": {"$in": oids}, "workspace": slug, "deletedAt": None}
+        return {str(d["_id"]) for d in self.posts.find(query, projection={"_id": 1})}
 
     def voted_ids(self, user: str, live: list[str], merged: list[ObjectId]) -> set[str]:
         """Which of these posts ``user``'s vote counts for (``live``: by id; ``merged``: posts
@@ -461,7 +483,7 @@ class PostRepository(Repository):
 
     @staticmethod
     def _seen_by(slug: str, listed_only: bool, board_id: str | None) -> dict:
-        query: dict = {"workspace": slug, **({"listed": True} if listed_only else {"mergedInto": None})}
+        query: dict = {"workspace": slug, **({"listed": True} if listed_only else {"mergedInto": None, "deletedAt": None})}
         if board_id is not None:
             query["boardId"] = board_id
         return query
@@ -494,7 +516,7 @@ class PostRepository(Repository):
         comment's time and author kind, then mark it done; how many posts changed. A post a new
         comment reached meanwhile already has it, and keeps it."""
         pipeline = [
-            {"$match": {"isPrivate": {"$ne": True}}},
+            {"$match": {"isPrivate": {"$ne": True}, "deletedAt": None}},
             {"$sort": {"postId": 1, "createdAt": -1, "_id": -1}},
             {"$group": {"_id": "$postId", "at": {"$first": "$createdAt"}, "team": {"$first": "$isTeamMember"}}},
         ]
@@ -520,13 +542,41 @@ class PostRepository(Repository):
         return Insert(self.comments, doc)
 
     def find_comment(self, slug: str, oid: ObjectId) -> dict | None:
-        return self.comments.find_one({"_id": oid, "workspace": slug})
+        """The comment, unless it does not exist or was deleted."""
+        return self.comments.find_one({"_id": oid, "workspace": slug, "deletedAt": None}, session=self.session)
+
+    def edit_comment(self, comment: dict, content: str, at) -> Update:
+        return Update(self.comments, {"_id": comment["_id"]}, {"$set": {"content": content, "editedAt": at}})
+
+    def delete_comment(self, comment: dict, actor: dict | None, at) -> Update:
+        """A soft deletion: the comment stays, marked with when and by whom; its replies stay."""
+        return Update(self.comments, {"_id": comment["_id"]}, {"$set": {"deletedAt": at, "deletedBy": actor}})
+
+    def last_public_comment(self, post_oid: ObjectId, besides: ObjectId) -> dict | None:
+        """The newest public comment of a post left when ``besides`` goes."""
+        query = {"postId": post_oid, "isPrivate": False, "deletedAt": None, "_id": {"$ne": besides}}
+        return self.comments.find_one(query, sort=[("createdAt", -1), ("_id", -1)], projection={"createdAt": 1, "isTeamMember": 1},
+                                      session=self.session)
 
     def comment_page(self, post_oid: ObjectId, with_private: bool, offset: int, limit: int) -> list[dict]:
+        """A page of a post's comments in thread order. A deleted comment is left out, unless a
+        reply the reader sees hangs below it (it then shows as deleted, keeping its thread)."""
         query: dict = {"postId": post_oid}
         if not with_private:
             query["isPrivate"] = False
+        hidden = self._hidden_deleted(post_oid, query)
+        if hidden:
+            query["_id"] = {"$nin": hidden}
         return list(self.comments.find(query, sort=[("path", 1)], skip=offset, limit=limit, batch_size=limit))
+
+    def _hidden_deleted(self, post_oid: ObjectId, seen: dict) -> list[ObjectId]:
+        """The post's deleted comments with no reply left below them that the reader sees
+        (``seen``: the reader's filter); few, so a look per deleted comment."""
+        deleted = list(self.comments.find({**seen, "deletedAt": {"$ne": None}}, projection={"path": 1}))
+        if not deleted:
+            return []
+        live = [c["path"] for c in self.comments.find({**seen, "deletedAt": None}, projection={"path": 1})]
+        return [d["_id"] for d in deleted if not any(p.startswith(d["path"] + "/") for p in live)]
 
     # -- the workspaces read model ----------------------------------------------------------
 

@@ -110,6 +110,10 @@ class PostItem(Resource):
     def on_patch(self, req, resp, slug, postId):
         resp.media = self.service.update(req.context.caller, slug, postId, media(req))
 
+    def on_delete(self, req, resp, slug, postId):
+        self.service.delete(req.context.caller, slug, postId)
+        resp.status = falcon.HTTP_204
+
 
 class Merge(Resource):
     def on_post(self, req, resp, slug, postId):
@@ -152,6 +156,18 @@ class CommentList(Resource):
     def on_post(self, req, resp, slug, postId):
         resp.status = falcon.HTTP_201
         resp.media = self.service.comment(req.context.caller, slug, postId, media(req))
+
+
+class CommentItem(Resource):
+    """PATCH / DELETE /v1/workspaces/{slug}/posts/{postId}/comments/{commentId}: its author's
+    edit; its author's or the team's deletion."""
+
+    def on_patch(self, req, resp, slug, postId, commentId):
+        resp.media = self.service.edit_comment(req.context.caller, slug, postId, commentId, media(req))
+
+    def on_delete(self, req, resp, slug, postId, commentId):
+        self.service.delete_comment(req.context.caller, slug, postId, commentId)
+        resp.status = falcon.HTTP_204
 
 
 class Roadmap(Resource):

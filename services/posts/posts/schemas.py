@@ -55,6 +55,8 @@ UPDATE_POST = obj(
                    "description": "custom field values by key, merged into the post's (null clears one); each must fit its field's type (400); a key the workspace has no field for is 404"},
     }
 )
+# A comment's new words (PATCH .../comments/{commentId}: its author, within the window).
+EDIT_COMMENT = obj({"content": long_string(contract.COMMENT_MAX, 1, description="markdown; longer is 413")}, required=("content",))
 # A workspace's triage settings (PUT /triage replaces them whole; posts.triage).
 TRIAGE = obj(
     {

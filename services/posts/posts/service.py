@@ -14,7 +14,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 
 from common import auth
-from common.errors import BadRequest, Conflict, Forbidden, NotFound
+from common.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from common.ids import now, object_id
 from common.directory import People
 from common.validation import check
@@ -26,6 +26,8 @@ from posts.repository import PostRepository
 from posts.scores import Scores
 from posts.votes import Votes
 
+# What a post's author may change of it (the rest is the team's triage).
+AUTHOR_FIELDS = {"title", "content"}
 # What a post written before triage holds in place of each triage field (no change: not changed).
 _ABSENT = {"tags": [], "fields": {}, "owner": None, "eta": None}
 
@@ -72,7 +74,7 @@ class PostService:
 
         doc, voted = self.repo.unit_of_work(work)
         # Nobody but its author has voted on a post that did not exist a moment ago: no votes query.
-        return shapes.post(doc, ws, voted=voted, manager=access.is_manager(caller, slug))
+        return shapes.post(doc, ws, voted=voted, manager=access.is_manager(caller, slug), author=self.access.author(caller))
 
     def _board(self, slug: str, fields: dict) -> tuple[Snapshot, dict]:
         """The workspace and the board a new post's body names, by ``boardSlug`` or ``boardId``
@@ -98,8 +100,18 @@ class PostService:
             self.embedder.get()
 
     def update(self, caller: auth.Caller, slug: str, post_id: str, body) -> dict:
-        auth.require_manager(caller, slug)
+        """A manager's edit and triage of any post; its author's edit of its ``title`` and
+        ``content`` within the author's window (posts.access.Access.may_change)."""
+        manager = access.is_manager(caller, slug)
+        if not manager:
+            if caller.kind == auth.ANONYMOUS:
+                raise Unauthorized("sign in to edit a post")
         fields = check(body, schemas.UPDATE_POST)
+        if not manager:
+            team_only = sorted(set(fields) - AUTHOR_FIELDS)
+            if team_only:
+                raise Forbidden(f"only the team may change {', '.join(team_only)}; a post's author may change its title and content")
+            self.access.may_change(caller, slug, self.access.visible(caller, slug, post_id), "post", team=False)
         ws = self.workspaces.get(slug)
         oid = object_id(post_id, "post")
         change: dict = {}
@@ -138,6 +150,7 @@ class PostService:
                 return before
             update = dict(changed, updatedAt=now())
             if "title" in changed or "content" in changed:
+                update["editedAt"] = update["updatedAt"]
                 title, content = changed.get("title", before["title"]), changed.get("content", before.get("content", ""))
                 update["terms"], update["titleTerms"] = text.index_terms(title, content)
             if "title" in changed:
@@ -165,6 +178,26 @@ class PostService:
 
         doc = self.repo.unit_of_work(work)
         return self.access.shape(caller, slug, ws, [doc])[0]
+
+    def delete(self, caller: auth.Caller, slug: str, post_id: str) -> None:
+        """Delete a post (softly: posts.repository.PostRepository.delete_post): its author within
+        the window, the team any time. A post merged into another, or with posts merged into
+        it, is unmerged first (409): its votes count elsewhere."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("sign in to delete a post")
+        self.workspaces.get(slug)
+        actor = auth.actor(caller)
+
+        def work(tx: PostRepository) -> None:
+            post = self.access.visible(caller, slug, post_id, tx)
+            as_team = self.access.may_change(caller, slug, post, "post", team=True)
+            if post.get("mergedInto") or post.get("mergedPosts"):
+                raise Conflict(f"post '{post_id}' is merged {'into another' if post.get('mergedInto') else 'with others'}: unmerge it first")
+            at = now()
+            event = {"post": {"id": post_id, "title": post["title"], "boardId": post["boardId"]}, "actor": actor, "byAuthor": not as_team}
+            tx.add(*tx.delete_post(post, actor, at), tx.close_suggestions_of(slug, post_id, actor), tx.event(slug, contract.POST_DELETED, event))
+
+        self.repo.unit_of_work(work, hot_key=post_id)
 
     def _owner(self, slug: str, user: str | None) -> dict | None:
         """A post's owner: a member of the workspace's team, as ``{id, name}``."""
@@ -225,13 +258,65 @@ class PostService:
             tx.add(tx.insert_comment(doc), *tx.count_comment(post, doc, last), tx.event(slug, contract.COMMENT_CREATED, event))
 
         self.repo.unit_of_work(work, hot_key=post_id)
-        return shapes.comment(doc)
+        return shapes.comment_seen(doc, self.access.author(caller))
 
     def comments(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
         self.workspaces.get(slug)
         post = self.access.visible(caller, slug, post_id)
         docs = self.repo.comment_page(post["_id"], access.is_manager(caller, slug), offset, limit)
-        return {"items": [shapes.comment(d) for d in docs]}
+        author = self.access.author(caller)
+        return {"items": [shapes.comment_seen(d, author) for d in docs]}
+
+    def _own_comment(self, caller: auth.Caller, slug: str, post_id: str, comment_id: str,
+                     tx: PostRepository) -> tuple[dict, dict]:
+        """The post and the comment, as the caller sees them (404 otherwise: a private comment
+        is the team's)."""
+        post = self.access.visible(caller, slug, post_id, tx)
+        found = tx.find_comment(slug, object_id(comment_id, "comment"))
+        if found is None or found["postId"] != post["_id"] or (found.get("isPrivate") and not access.is_manager(caller, slug)):
+            raise NotFound(f"comment '{comment_id}' not found on post '{post_id}'")
+        return post, found
+
+    def edit_comment(self, caller: auth.Caller, slug: str, post_id: str, comment_id: str, body) -> dict:
+        """Rewrite a comment: its author only, within the window (the team deletes others'
+        comments, never rewrites them)."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("sign in to edit a comment")
+        fields = check(body, schemas.EDIT_COMMENT)
+        self.workspaces.get(slug)
+        actor = auth.actor(caller)
+
+        def work(tx: PostRepository) -> dict:
+            post, found = self._own_comment(caller, slug, post_id, comment_id, tx)
+            self.access.may_change(caller, slug, found, "comment", team=False)
+            if found["content"] == fields["content"]:
+                return found
+            after = {**found, "content": fields["content"], "editedAt": now()}
+            event = {"comment": shapes.comment(after), "post": {"id": post_id, "title": post["title"]}, "actor": actor}
+            tx.add(tx.edit_comment(found, after["content"], after["editedAt"]), tx.event(slug, contract.COMMENT_EDITED, event))
+            return after
+
+        doc = self.repo.unit_of_work(work, hot_key=post_id)
+        return shapes.comment_seen(doc, self.access.author(caller))
+
+    def delete_comment(self, caller: auth.Caller, slug: str, post_id: str, comment_id: str) -> None:
+        """Delete a comment (softly): its author within the window, the team any time. Its
+        replies stay, under a comment shown as deleted; the post counts one comment less."""
+        if caller.kind == auth.ANONYMOUS:
+            raise Unauthorized("sign in to delete a comment")
+        self.workspaces.get(slug)
+        actor = auth.actor(caller)
+
+        def work(tx: PostRepository) -> None:
+            post, found = self._own_comment(caller, slug, post_id, comment_id, tx)
+            as_team = self.access.may_change(caller, slug, found, "comment", team=True)
+            last = None if found.get("isPrivate") else tx.last_public_comment(post["_id"], found["_id"])
+            gone = {"id": comment_id, "postId": post_id, "parentId": found.get("parentId"), "isPrivate": bool(found.get("isPrivate"))}
+            event = {"comment": gone, "post": {"id": post_id, "title": post["title"]}, "actor": actor, "byAuthor": not as_team}
+            tx.add(tx.delete_comment(found, actor, now()), *tx.uncount_comment(post, found, last),
+                   tx.event(slug, contract.COMMENT_DELETED, event))
+
+        self.repo.unit_of_work(work, hot_key=post_id)
 
     def _parent(self, caller: auth.Caller, slug: str, post_oid: ObjectId, parent_id: str | None) -> dict | None:
         if parent_id is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bson import ObjectId
 
@@ -15,7 +15,8 @@ from posts.triage import Settings
 NO_TRIAGE = Settings()
 
 
-def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, triage: Settings = NO_TRIAGE) -> dict:
+def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, triage: Settings = NO_TRIAGE,
+         author: Author | None = None) -> dict:
     """A Post as the caller may see it: ``commentCount`` counts private comments for managers
     only, merged posts that are not approved (pending, rejected, spam), ``revenue``, the owner,
     the score and internal fields show to managers only (``triage``: the workspace's settings,
@@ -39,7 +40,9 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, tr
         "mergedInto": {"id": merged_into["id"], "title": merged_into["title"]} if merged_into else None,
         "mergedPosts": [{"id": m["id"], "title": m["title"], "voteCount": m.get("voteCount", 0)} for m in merged_posts],
         "createdAt": iso(doc["createdAt"]),
+        "editedAt": iso(doc.get("editedAt")),
         **triage.shape(doc, manager),
+        **(author or NOBODY).of(doc),
     }
     if manager:  # the companies behind the votes are the team's business
         shown["revenue"] = from_cents(doc.get("revenueCents", 0))
@@ -52,7 +55,8 @@ def post_event(doc: dict, ws: Snapshot, triage: Settings = NO_TRIAGE) -> dict:
     caller-specific ``voted``."""
     shape = post(doc, ws, manager=True, triage=triage)
     shape["commentCount"] = doc.get("commentCount", 0)
-    del shape["voted"]
+    for caller_specific in ("voted", "mine", "editableUntil"):
+        del shape[caller_specific]
     return shape
 
 
@@ -68,6 +72,7 @@ def _approved(link_: dict) -> bool:
 
 
 def comment(doc: dict) -> dict:
+    """A comment as events carry it."""
     return {
         "id": str(doc["_id"]),
         "postId": str(doc["postId"]),
@@ -78,6 +83,40 @@ def comment(doc: dict) -> dict:
         "isPrivate": bool(doc.get("isPrivate", False)),
         "createdAt": iso(doc["createdAt"]),
     }
+
+
+def comment_seen(doc: dict, author: Author) -> dict:
+    """A comment as a reader sees it: when it was edited, whether it is the reader's and until
+    when they may change it; a deleted one (shown only while replies hang below it) keeps its
+    place and thread, and nothing of what it said or who said it."""
+    shown = {**comment(doc), "editedAt": iso(doc.get("editedAt")), "deleted": doc.get("deletedAt") is not None,
+             **author.of(doc)}
+    if shown["deleted"]:
+        shown.update(content="", authorName=None, isTeamMember=False, editedAt=None, mine=False, editableUntil=None)
+    return shown
+
+
+class Author:
+    """Who reads (their identity, None for an anonymous visitor, who edits nothing) and the
+    window in which an author may still change what they wrote: what ``mine`` and
+    ``editableUntil`` say of a post or a comment."""
+
+    def __init__(self, identity: str | None, window_seconds: float):
+        self.identity = identity
+        self.window = timedelta(seconds=window_seconds)
+
+    def mine(self, doc: dict) -> bool:
+        return self.identity is not None and doc.get("authorId") == self.identity
+
+    def until(self, doc: dict) -> datetime:
+        return doc["createdAt"] + self.window
+
+    def of(self, doc: dict) -> dict:
+        mine = self.mine(doc)
+        return {"mine": mine, "editableUntil": iso(self.until(doc)) if mine else None}
+
+
+NOBODY = Author(None, 0)
 
 
 def voter(vote: dict, person: dict | None, companies: dict[str, dict]) -> dict:
@@ -132,7 +171,7 @@ def suggestion(doc: dict, posts: dict, ws: Snapshot) -> dict:
     """A suggested duplicate as the team sees it: both posts (null once deleted), how similar."""
     def brief_of(post_id: str) -> dict | None:
         found = posts.get(ObjectId(post_id))
-        if found is None:
+        if found is None or found.get("deletedAt") is not None:
             return None
         return {"id": post_id, "title": found["title"], "status": ws.status_shape(found["statusSlug"]),
                 "voteCount": found.get("voteCount", 0), "moderationState": found["moderationState"],

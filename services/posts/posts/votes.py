@@ -51,7 +51,8 @@ class Votes:
         round trip for their counts and one for their spend."""
         ws = self.access.participant(caller, slug, "anonVote")
         doc, created = self._cast(caller, slug, post_id, access.identity(caller), {"name": caller.name})
-        return shapes.post(doc, ws, True, access.is_manager(caller, slug), self.access.triage_of(slug, [doc])), created
+        return shapes.post(doc, ws, True, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]),
+                           self.access.author(caller)), created
 
     def vote_for(self, caller: auth.Caller, slug: str, post_id: str, body) -> tuple[dict, bool]:
         """A vote for someone else, from a sales call or a support ticket: a team member, a
@@ -166,7 +167,8 @@ class Votes:
             doc = self.repo.unit_of_work(work, hot_key=post_id)
         except NotVoted:
             doc = self.access.visible(caller, slug, post_id)  # had not voted: nothing changes
-        return shapes.post(doc, ws, False, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]))
+        return shapes.post(doc, ws, False, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]),
+                           self.access.author(caller))
 
     def _counted(self, tx: PostRepository, slug: str, doc: dict, step: int, revenue: int) -> tuple[dict, list[Write]]:
         """The post with one vote more (``step`` 1) or less (-1) and its revenue moved by

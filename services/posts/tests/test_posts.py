@@ -10,6 +10,7 @@ from .helpers import Board, anon
 POST_FIELDS = {
     "id", "title", "content", "boardId", "status", "voteCount", "commentCount", "verified",
     "moderationState", "voted", "mergedInto", "mergedPosts", "createdAt",
+    "editedAt", "mine", "editableUntil",  # its author's window to edit and delete it (test_delete_edit.py)
     "tags", "eta", "fields",  # triage, as end users see it (docs/services/posts.md, "Triage and scores")
 }
 

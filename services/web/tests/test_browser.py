@@ -80,7 +80,7 @@ def test_anonymous_vote_refused_then_sso_sign_in(page, site, workspace):
     page.locator(f'[data-post-id="{post["id"]}"] button.vote-button').click()
     page.wait_for_load_state()
     assert page.locator("h1").inner_text() == "Sign in to vote"
-    assert "/sso?token=" in page.content()
+    assert "/sso?token=" not in page.content()  # the sign-in page's link, not an internal path
     response = page.goto(f"{site}/sso?token={workspace.user_token('browser-user')}")
     assert response.ok and page.locator("h1").inner_text() == "Continue as User browser-user"
     assert not [c for c in page.context.cookies() if c["name"] == "fb_session"]  # opening the link signs nobody in

@@ -14,6 +14,9 @@ no event and consumes none, so it declares no topic. It reads and writes only th
 ANON_COOKIE = "fb_anon"
 SESSION_COOKIE = "fb_session"
 OIDC_COOKIE = "fb_oidc"
+# An idea an anonymous visitor typed and was asked to sign in to post (an hour; compressed,
+# signed, bound to its workspace): the submit form is filled with it again after signing in.
+DRAFT_COOKIE = "fb_draft"
 
 # Every answer of the site carries these (pages, redirects, error pages, stylesheets, scripts):
 # no inline script or style, no framing, no content sniffing.

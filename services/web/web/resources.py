@@ -122,6 +122,42 @@ class Comment(PageResource):
         self.respond(req, resp, slug, self.site.comment, postId, form(req))
 
 
+class PostEdit(PageResource):
+    """Its author edits a post (and the team, as it may): a form, then the post page."""
+
+    def on_get(self, req, resp, slug, postId):
+        self.respond(req, resp, slug, self.site.post_edit_form, postId)
+
+    def on_post(self, req, resp, slug, postId):
+        self.respond(req, resp, slug, self.site.post_edit, postId, form(req))
+
+
+class PostDelete(PageResource):
+    """GET: the confirmation step (works without script); POST: the deletion."""
+
+    def on_get(self, req, resp, slug, postId):
+        self.respond(req, resp, slug, self.site.delete_confirm, postId)
+
+    def on_post(self, req, resp, slug, postId):
+        self.respond(req, resp, slug, self.site.delete, postId, form(req))
+
+
+class CommentEdit(PageResource):
+    def on_get(self, req, resp, slug, postId, commentId):
+        self.respond(req, resp, slug, self.site.comment_edit_form, postId, commentId)
+
+    def on_post(self, req, resp, slug, postId, commentId):
+        self.respond(req, resp, slug, self.site.comment_edit, postId, commentId, form(req))
+
+
+class CommentDelete(PageResource):
+    def on_get(self, req, resp, slug, postId, commentId):
+        self.respond(req, resp, slug, self.site.delete_confirm, postId, commentId)
+
+    def on_post(self, req, resp, slug, postId, commentId):
+        self.respond(req, resp, slug, self.site.delete, postId, form(req), commentId)
+
+
 class Triage(PageResource):
     def on_post(self, req, resp, slug, postId):
         self.respond(req, resp, slug, self.site.triage, postId, form(req))

@@ -19,17 +19,20 @@ import logging
 import math
 import re
 import secrets
+import time
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.resources import files
-from urllib.parse import parse_qs, urlencode, urlsplit
+from base64 import urlsafe_b64decode, urlsafe_b64encode
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
 from common.validation import check
 from web import schemas, shapes
 from web.api import ApiClient, ApiError
-from web.contract import ANON_COOKIE, OIDC_COOKIE, SESSION_COOKIE
+from web.contract import ANON_COOKIE, DRAFT_COOKIE, OIDC_COOKIE, SESSION_COOKIE
 from web.shapes import Asset, Json, Page, Redirect
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,11 @@ INVALID_UNSUBSCRIBE = ("This unsubscribe link is not valid for this board: it ma
 # How long the browser keeps the state of an OpenID Connect sign-in it started (the people
 # service keeps the state itself as long).
 OIDC_SECONDS = 600
+# An idea typed by a visitor who must sign in to post it is kept this long in their browser
+# (DRAFT_COOKIE: compressed and signed), and at most this many characters of cookie: a browser
+# keeps about 4 KB per cookie. A longer draft is shown back to copy instead.
+DRAFT_SECONDS = 3600
+DRAFT_MAX = 3600
 
 
 @dataclass
@@ -61,6 +69,7 @@ class Visitor:
     origin: str | None = None  # scheme://host the browser is on, as the gateway forwards it
     me: dict = field(default_factory=dict)  # GET /v1/me of a signed-in visitor
     oidc_state: str | None = None  # the OpenID Connect sign-in this browser started
+    draft: str | None = None  # the signed idea this browser typed before it was asked to sign in (DRAFT_COOKIE)
 
     @property
     def is_manager(self) -> bool:
@@ -74,6 +83,18 @@ class Visitor:
     def name(self) -> str | None:
         """Who is signed in, as the page may say it."""
         return self.me.get("name") or self.me.get("email")
+
+
+def _within_window(item: dict) -> bool:
+    """Whether the visitor wrote ``item`` (a post or comment, as the API shows it to them) and
+    may still change it (``editableUntil``: the API's window)."""
+    until = item.get("editableUntil")
+    if not item.get("mine") or not until:
+        return False
+    try:
+        return datetime.fromisoformat(until.replace("Z", "+00:00")) > datetime.now(timezone.utc)
+    except ValueError:
+        return False
 
 
 def _sign(secret: str, message: str) -> str:
@@ -115,7 +136,8 @@ class Site:
             fresh.append((ANON_COOKIE, f"{anon_id}.{_sign(self.secret, 'anon:' + anon_id)}", 365 * 24 * 3600))
         anon_csrf = _sign(self.secret, "csrf:" + anon_id)[:32]
         anonymous = Visitor(slug, anon_id, "anonymous", {"X-Feedback-Anonymous-Id": anon_id, **forwarded}, anon_csrf,
-                            None, fresh, anon_csrf, forwarded, origin, oidc_state=cookies.get(OIDC_COOKIE) or None)
+                            None, fresh, anon_csrf, forwarded, origin, oidc_state=cookies.get(OIDC_COOKIE) or None,
+                            draft=cookies.get(DRAFT_COOKIE) or None)
         token = cookies.get(SESSION_COOKIE) or ""
         if not token:
             return anonymous
@@ -135,7 +157,7 @@ class Site:
         kind = "manager" if me.get("role") else "user"
         csrf = _sign(self.secret, "csrf:" + token)[:32]
         return Visitor(slug, anon_id, kind, identity, csrf, token, fresh, anon_csrf, forwarded, origin, me,
-                       anonymous.oidc_state)
+                       anonymous.oidc_state, anonymous.draft)
 
     def anonymous(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
         """The visitor as if nobody were signed in: whom an error page is shown to when the
@@ -217,6 +239,7 @@ class Site:
             "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
             "here": shapes.board_link(visitor.slug, state, offset=offset),
             "created": _named(boards, params.get("created")),
+            "deleted": params.get("done") == "deleted",
         })
 
     def vote(self, visitor: Visitor, post_id: str, form: dict):
@@ -226,14 +249,21 @@ class Site:
             self._call(visitor, method, f"/posts/{post_id}/vote")
         except ApiError as ex:
             if ex.status == 401:
-                return self.sign_in_needed(visitor, "vote")
+                return self.sign_in_needed(visitor, "vote", f"/b/{visitor.slug}/p/{post_id}")
             if ex.status == 409:  # merged meanwhile: its page says into which post
                 return Redirect(f"/b/{visitor.slug}/p/{post_id}")
             raise
         return Redirect(self._local(visitor, form.get("next"), f"/b/{visitor.slug}/p/{post_id}"))
 
-    def sign_in_needed(self, visitor: Visitor, action: str) -> Page:
-        return Page("sign_in_needed.html", {**self._common(visitor), "action": action}, 401)
+    def sign_in_needed(self, visitor: Visitor, action: str, then: str | None = None, draft: dict | None = None,
+                       kept: bool = False) -> Page:
+        """Why the visitor must sign in, and the sign-in page's link, which brings them back to
+        ``then`` (the board if None). ``draft``: the idea they typed (``kept``: in this browser,
+        to fill the form again after signing in; else shown to copy)."""
+        base = f"/b/{visitor.slug}"
+        sign_in = f"{base}/sign-in" + (f"?next={quote(then, safe='')}" if then else "")
+        return Page("sign_in_needed.html", {**self._common(visitor), "action": action, "sign_in": sign_in,
+                                            "draft": draft, "kept": kept}, 401)
 
     # ---- one post ----------------------------------------------------------------------
     def post(self, visitor: Visitor, post_id: str, params: dict) -> Page:
@@ -245,10 +275,16 @@ class Site:
         settings = {"tags": [], "fields": []}
         if post.get("fields") or visitor.is_manager:
             settings = self._call(visitor, "GET", "/triage")
+        post["can_edit"] = _within_window(post)
+        post["can_delete"] = post["can_edit"] or visitor.is_manager
+        for c in comments:
+            c["can_edit"] = not c.get("deleted") and _within_window(c)
+            c["can_delete"] = not c.get("deleted") and (c["can_edit"] or visitor.is_manager)
         context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
                    "merge_q": "", "moderation_states": schemas.MODERATION_STATES,
                    "following": self._following(visitor, post_id), "settings": settings, "members": [],
-                   "custom_fields": shapes.custom_fields(settings["fields"], post.get("fields") or {})}
+                   "custom_fields": shapes.custom_fields(settings["fields"], post.get("fields") or {}),
+                   "done": params.get("done")}
         if visitor.is_manager:
             context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
             context["members"] = self._call(visitor, "GET", "/members")["items"]
@@ -270,9 +306,96 @@ class Site:
             created = self._call(visitor, "POST", f"/posts/{post_id}/comments", payload=payload)
         except ApiError as ex:
             if ex.status == 401:
-                return self.sign_in_needed(visitor, "comment")
+                return self.sign_in_needed(visitor, "comment", f"/b/{visitor.slug}/p/{post_id}")
             raise
         return Redirect(f"/b/{visitor.slug}/p/{post_id}#c-{created['id']}")
+
+    # ---- editing and deleting (the author within the API's window; the team deletes) ----------
+    def post_edit_form(self, visitor: Visitor, post_id: str, error: str | None = None, form: dict | None = None,
+                       status: int = 200) -> Page:
+        post = self._call(visitor, "GET", f"/posts/{post_id}")
+        if error is None and not (_within_window(post) or visitor.is_manager):
+            return self._too_late(visitor, post, "edit this post")
+        form = form or {"title": post["title"], "content": post["content"]}
+        return Page("post_edit.html", {**self._common(visitor), "post": post, "form": form, "error": error,
+                                       "until": post.get("editableUntil") if not visitor.is_manager else None}, status)
+
+    def post_edit(self, visitor: Visitor, post_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        payload = {"title": (form.get("title") or "").strip(), "content": form.get("content") or ""}
+        try:
+            self._call(visitor, "PATCH", f"/posts/{post_id}", payload=payload)
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "edit", f"/b/{visitor.slug}/p/{post_id}")
+            if ex.status in (400, 403, 413):
+                return self.post_edit_form(visitor, post_id, ex.message, form, ex.status)
+            raise
+        return Redirect(f"/b/{visitor.slug}/p/{post_id}?done=edited")
+
+    def delete_confirm(self, visitor: Visitor, post_id: str, comment_id: str | None = None, error: str | None = None,
+                       status: int = 200) -> Page:
+        """The step before a deletion (no script needed): what goes, and a button that deletes it."""
+        post = self._call(visitor, "GET", f"/posts/{post_id}")
+        target = post
+        if comment_id is not None:
+            comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
+            target = next((c for c in comments if c["id"] == comment_id and not c.get("deleted")), None)
+            if target is None:
+                raise NotFound("this comment is not on this post any more")
+        if error is None and not (_within_window(target) or visitor.is_manager):
+            return self._too_late(visitor, target, "delete this " + ("comment" if comment_id else "post"))
+        action = f"/b/{visitor.slug}/p/{post_id}" + (f"/comments/{comment_id}" if comment_id else "") + "/delete"
+        return Page("delete_confirm.html", {**self._common(visitor), "post": post, "comment": target if comment_id else None,
+                                            "action": action, "error": error}, status)
+
+    def delete(self, visitor: Visitor, post_id: str, form: dict, comment_id: str | None = None):
+        self.check_csrf(visitor, form)
+        path = f"/posts/{post_id}" + (f"/comments/{comment_id}" if comment_id else "")
+        try:
+            self._call(visitor, "DELETE", path)
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "delete", f"/b/{visitor.slug}/p/{post_id}")
+            if ex.status in (403, 409):
+                return self.delete_confirm(visitor, post_id, comment_id, ex.message, ex.status)
+            raise
+        if comment_id:
+            return Redirect(f"/b/{visitor.slug}/p/{post_id}?done=comment-deleted#comments-h")
+        return Redirect(f"/b/{visitor.slug}?done=deleted")
+
+    def comment_edit_form(self, visitor: Visitor, post_id: str, comment_id: str, error: str | None = None,
+                          form: dict | None = None, status: int = 200) -> Page:
+        post = self._call(visitor, "GET", f"/posts/{post_id}")
+        comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
+        found = next((c for c in comments if c["id"] == comment_id and not c.get("deleted")), None)
+        if found is None:
+            raise NotFound("this comment is not on this post any more")
+        if error is None and not _within_window(found):
+            return self._too_late(visitor, found, "edit this comment")
+        return Page("comment_edit.html", {**self._common(visitor), "post": post, "comment": found, "error": error,
+                                          "form": form or {"content": found["content"]}}, status)
+
+    def comment_edit(self, visitor: Visitor, post_id: str, comment_id: str, form: dict):
+        self.check_csrf(visitor, form)
+        try:
+            self._call(visitor, "PATCH", f"/posts/{post_id}/comments/{comment_id}", payload={"content": (form.get("content") or "").strip()})
+        except ApiError as ex:
+            if ex.status == 401:
+                return self.sign_in_needed(visitor, "edit", f"/b/{visitor.slug}/p/{post_id}")
+            if ex.status in (400, 403, 413):
+                return self.comment_edit_form(visitor, post_id, comment_id, ex.message, form, ex.status)
+            raise
+        return Redirect(f"/b/{visitor.slug}/p/{post_id}?done=comment-edited#c-{comment_id}")
+
+    def _too_late(self, visitor: Visitor, item: dict, what: str) -> Page:
+        """A page (403) saying why the visitor cannot ``what``: ``item`` is not theirs, or their
+        window to change it has closed."""
+        if item.get("mine"):
+            message = f"You can no longer {what}: an author can change what they wrote for 15 minutes after writing it."
+        else:
+            message = f"You cannot {what}: only its author can, for 15 minutes after writing it (the team can delete it)."
+        return Page("error.html", {**self._common(visitor), "status": 403, "message": message}, 403)
 
     def _following(self, visitor: Visitor, post_id: str) -> bool | None:
         """Whether the signed-in visitor follows the post; None when nobody here can: an
@@ -294,7 +417,7 @@ class Site:
             self._call(visitor, "PUT", f"/posts/{post_id}/follow", payload={"following": following})
         except ApiError as ex:
             if ex.status == 401:
-                return self.sign_in_needed(visitor, "follow")
+                return self.sign_in_needed(visitor, "follow", f"/b/{visitor.slug}/p/{post_id}")
             raise
         return Redirect(f"/b/{visitor.slug}/p/{post_id}")
 
@@ -322,9 +445,11 @@ class Site:
         if not boards:  # nowhere to post yet: the team creates the first board, anyone else is told so
             return Page("new.html", {**common, "boards": [], "error": None, "form": {},
                                      "first_board": first_board or first_board_form("new")}, status)
-        # ``?board=`` chooses the board (a link from a board's page, or the board just created).
-        form = form or {"board": params.get("board") or ""}
-        return Page("new.html", {**common, "boards": boards, "error": error, "form": form,
+        # ``?board=`` chooses the board (a link from a board's page, or the board just created);
+        # an idea typed before signing in (DRAFT_COOKIE) fills the form again.
+        restored = None if form else self._draft(visitor)
+        form = form or restored or {"board": params.get("board") or ""}
+        return Page("new.html", {**common, "boards": boards, "error": error, "form": form, "restored": bool(restored),
                                  "created": _named(boards, params.get("created"))}, 400 if error else 200)
 
     def create_board(self, visitor: Visitor, form: dict):
@@ -366,11 +491,39 @@ class Site:
             created = self._call(visitor, "POST", "/posts", payload=payload)
         except ApiError as ex:
             if ex.status == 401:
-                return self.sign_in_needed(visitor, "post")
+                draft = {"board": payload["boardSlug"], "title": payload["title"], "content": payload["content"]}
+                kept = self._keep_draft(visitor, draft)
+                return self.sign_in_needed(visitor, "post", f"/b/{visitor.slug}/new", draft, kept)
             if ex.status in (400, 404, 413):
                 return self.new_post_form(visitor, {}, ex.message, form)
             raise
+        if visitor.draft:
+            visitor.cookies.append((DRAFT_COOKIE, None, 0))  # posted: the draft is done with
         return Redirect(f"/b/{visitor.slug}/p/{created['id']}")
+
+    def _keep_draft(self, visitor: Visitor, draft: dict) -> bool:
+        """Keep ``draft`` in the browser (DRAFT_COOKIE) for DRAFT_SECONDS, signed and bound to
+        this workspace; False when it is too long for a cookie."""
+        packed = json.dumps({"s": visitor.slug, "e": int(time.time()) + DRAFT_SECONDS, **draft}, separators=(",", ":"))
+        value = urlsafe_b64encode(zlib.compress(packed.encode(), 9)).decode().rstrip("=")
+        value = f"{value}.{_sign(self.secret, 'draft:' + value)[:32]}"
+        if len(value) > DRAFT_MAX:
+            return False
+        visitor.cookies.append((DRAFT_COOKIE, value, DRAFT_SECONDS))
+        return True
+
+    def _draft(self, visitor: Visitor) -> dict | None:
+        """The draft this browser kept for this workspace, if its signature holds and it is fresh."""
+        value, _, signature = (visitor.draft or "").rpartition(".")
+        if not value or not hmac.compare_digest(signature, _sign(self.secret, "draft:" + value)[:32]):
+            return None
+        try:
+            packed = json.loads(zlib.decompress(urlsafe_b64decode(value + "=" * (-len(value) % 4)), bufsize=4096))
+        except (ValueError, zlib.error):
+            return None
+        if packed.get("s") != visitor.slug or packed.get("e", 0) < time.time():
+            return None
+        return {k: str(packed.get(k) or "") for k in ("board", "title", "content")}
 
     # ---- signing in --------------------------------------------------------------------
     # A GET never changes who is signed in: a sign-in link (SSO, email, invitation) only shows

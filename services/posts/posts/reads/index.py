@@ -62,6 +62,7 @@ class Entry:
     moderation: str
     listed: bool
     merged: bool
+    deleted: bool  # soft-deleted (posts.service): in no population, so in no list, search or roadmap
     created: int  # milliseconds since the epoch
     votes: int
     comments: int  # public comments
@@ -82,6 +83,7 @@ class Entry:
             moderation=doc["moderationState"],
             listed=bool(doc.get("listed")),
             merged=bool(doc.get("mergedInto")),
+            deleted=doc.get("deletedAt") is not None,
             created=round(doc["createdAt"].timestamp() * 1000),
             votes=doc.get("voteCount", 0),
             comments=doc.get("commentCount", 0),
@@ -95,6 +97,8 @@ class Entry:
         )
 
     def populations(self) -> tuple[str, ...]:
+        if self.deleted:
+            return ()
         return ((LISTED,) if self.listed else ()) + ((OPEN,) if not self.merged else ())
 
 
