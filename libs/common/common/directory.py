@@ -150,6 +150,17 @@ class Posts(Questions):
         found = set(body.get("found", []))
         return [i for i in ids if i not in found]
 
+    def in_use(self, slug: str, *, board_id: str | None = None, status: str | None = None) -> bool:
+        """Whether any post of ``slug`` (merged and unapproved ones too) is on the board
+        ``board_id`` or in the status ``status`` (False where this deployment runs no posts
+        service: no post to keep)."""
+        if not self.here():
+            return False
+        question = {"boardId": board_id} if board_id is not None else {"status": status}
+        body = self.owner.ask("POST", "/internal/posts/in-use", {"workspace": slug, **question},
+                              what="check whether posts use it")
+        return bool(body.get("inUse"))
+
     def voters(self, slug: str, post_ids: list[str]) -> list[dict]:
         """Each of ``post_ids`` that is a post of ``slug``: ``{id, title, listed, voters}`` (the
         persons whose votes count for it), as the posts service knows them now."""

@@ -162,6 +162,13 @@ class Board:
 
     # -- sibling services (internal routes) ---------------------------------------------------
 
+    def in_use(self, body) -> dict:
+        """Whether any post of the workspace, merged and unapproved ones too, is on the board
+        ``boardId`` or in the status ``status`` (the workspaces service asks before deleting one)."""
+        fields = check(body, schemas.IN_USE)
+        used = {"boardId": fields["boardId"]} if "boardId" in fields else {"statusSlug": fields["status"]}
+        return {"inUse": self.repo.any_post(fields["workspace"], used)}
+
     def lookup(self, body) -> dict:
         """Which of the ids are posts of the workspace (the workspaces service checks changelog postIds)."""
         fields = check(body, schemas.LOOKUP)

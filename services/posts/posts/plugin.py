@@ -54,6 +54,8 @@ ROUTES = [
 ]
 INTERNAL_ROUTES = [
     Route("/internal/posts/lookup", R + "Lookup", ("POST",)),
+    # Whether a board or a status has posts: the workspaces service deletes only one that has none.
+    Route("/internal/posts/in-use", R + "InUse", ("POST",)),
     # Who a changelog entry ships to (the notifications service): asked of the owner, so a vote
     # made a moment before the entry counts however far its event is behind.
     Route("/internal/posts/voters", R + "Voters", ("POST",)),

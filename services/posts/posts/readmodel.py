@@ -237,7 +237,9 @@ class Workspaces:
         slug, version = data["slug"], int(data.get("version", 0))
         fields = {
             "name": data.get("name"),
-            "boards": [{k: b[k] for k in ("id", "name", "slug")} for b in data.get("boards", [])],
+            # an archived board takes no new posts (snapshots from before archiving have none)
+            "boards": [{**{k: b[k] for k in ("id", "name", "slug")}, "archived": bool(b.get("archived", False))}
+                       for b in data.get("boards", [])],
             "statuses": [
                 {"slug": s["slug"], "name": s["name"], "color": s["color"], "order": s.get("order", i), "roadmap": s.get("roadmap", True)}
                 for i, s in enumerate(data.get("statuses", []))

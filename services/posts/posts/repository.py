@@ -298,6 +298,10 @@ class PostRepository(Repository):
             voters.setdefault(vote["countsFor"], set()).add(vote["userId"])
         return voters
 
+    def any_post(self, slug: str, match: dict) -> bool:
+        """Whether a post of the workspace, whatever its state, matches ``match`` (a board, a status)."""
+        return self.posts.find_one({"workspace": slug, **match}, projection={"_id": 1}) is not None
+
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         query = {"_id": {"$in": oids}, "workspace": slug, "deletedAt": None}
         return {str(d["_id"]) for d in self.posts.find(query, projection={"_id": 1})}

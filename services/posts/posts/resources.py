@@ -187,6 +187,13 @@ class Voters(Resource):
         resp.media = self.board.voters(media(req))
 
 
+class InUse(Resource):
+    """POST /internal/posts/in-use: the workspaces service asks before deleting a board or a status."""
+
+    def on_post(self, req, resp):
+        resp.media = self.board.in_use(media(req))
+
+
 class Lookup(Resource):
     """POST /internal/posts/lookup: the workspaces service checks changelog postIds."""
 

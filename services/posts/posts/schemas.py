@@ -95,6 +95,11 @@ CREATE_COMMENT = obj(
     },
     required=("content",),
 )
+# Whether a board or a status has posts (the workspaces service asks before deleting one).
+IN_USE = {
+    **obj({"workspace": string(100, 1), "boardId": string(64, 1), "status": string(64, 1)}, required=("workspace",)),
+    **exactly_one("boardId", "status"),
+}
 LOOKUP = obj(
     {"workspace": string(100, 1), "ids": {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 1000}},
     required=("workspace", "ids"),

@@ -50,6 +50,8 @@ class PostService:
         self.access.participant(caller, slug, "anonSubmit")
         fields = check(body, schemas.CREATE_POST)
         ws, board = self._board(slug, fields)
+        if board.get("archived"):
+            raise Conflict(f"board '{board['slug']}' is archived: it takes no new posts (its posts stay readable)")
         title = _title(fields["title"])
         if ws.default_status is None:
             raise BadRequest(f"workspace '{slug}' has no statuses to give a new post")

@@ -170,7 +170,7 @@ def test_logo_is_set_on_the_workspace_not_in_settings(api, workspace):
 
 def test_boards(api, workspace):
     board = workspace.board("features", "Feature requests")
-    assert set(board) == {"id", "slug", "name"} and len(board["id"]) == 24
+    assert set(board) == {"id", "slug", "name", "description", "position", "archived", "createdAt"} and len(board["id"]) == 24
     assert api.get(f"{workspace.path}/boards").json()["items"] == [board]
     assert_error(api.post(f"{workspace.path}/boards", key=workspace.key, json={"slug": "features", "name": "again"}), 409)
     assert_error(api.post(f"{workspace.path}/boards", key=workspace.key, json={"slug": "UPPER", "name": "x"}), 400)
@@ -180,7 +180,7 @@ def test_boards(api, workspace):
 def test_statuses_add_reorder_and_patch(api, workspace):
     r = api.post(f"{workspace.path}/statuses", key=workspace.key, json={"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1})
     assert r.status_code == 201, r.text
-    assert r.json() == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True}
+    assert r.json() == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True, "closed": False}
     r = api.patch(f"{workspace.path}/statuses/shipped", key=workspace.key, json={"order": 6, "roadmap": False, "name": "Released"})
     assert r.status_code == 200, r.text
     slugs = [s["slug"] for s in api.get(f"{workspace.path}/statuses").json()["items"]]

@@ -240,7 +240,7 @@ def test_branding_shows_the_verified_custom_domain_only(context, slug):
 
 def test_board_slugs_are_unique_in_a_workspace(context, slug):
     board = context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Ideas"})
-    assert set(board) == {"id", "slug", "name"}
+    assert set(board) == {"id", "slug", "name", "description", "position", "archived", "createdAt"}
     with pytest.raises(Conflict):
         context.service.add_board(manager(slug), slug, {"slug": "ideas", "name": "Again"})
     assert context.service.boards(ANONYMOUS, slug)["items"] == [board]
@@ -248,11 +248,11 @@ def test_board_slugs_are_unique_in_a_workspace(context, slug):
 
 def test_statuses_are_added_at_their_order_moved_and_unique(context, slug):
     added = context.service.add_status(manager(slug), slug, {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1})
-    assert added == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True}
+    assert added == {"slug": "shipped", "name": "Shipped", "color": "#0f0", "order": 1, "roadmap": True, "closed": False}
     with pytest.raises(Conflict):
         context.service.add_status(manager(slug), slug, {"slug": "open", "name": "Open", "color": "#000"})
     moved = context.service.update_status(manager(slug), slug, "shipped", {"order": 6, "roadmap": False, "name": "Released"})
-    assert moved == {"slug": "shipped", "name": "Released", "color": "#0f0", "order": 6, "roadmap": False}
+    assert moved == {"slug": "shipped", "name": "Released", "color": "#0f0", "order": 6, "roadmap": False, "closed": False}
     slugs = [s["slug"] for s in context.service.statuses(ANONYMOUS, slug)["items"]]
     assert slugs == ["open", "under-review", "planned", "in-progress", "complete", "closed", "shipped"]
     with pytest.raises(NotFound):

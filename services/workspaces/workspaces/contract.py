@@ -18,7 +18,8 @@ API_KEY_CREATED = "api_key.created"
 API_KEY_REVOKED = "api_key.revoked"
 WORKSPACE_SETTINGS_CHANGED = "workspace.settings_changed"
 
-# What other services keep of a workspace (no secrets): boards, statuses in display order,
+# What other services keep of a workspace (no secrets): boards in display order (an archived
+# one takes no new posts), statuses in display order,
 # the status new posts get, the anonymous flags, and whether a new post's author votes for it
 # (``authorVotes``). ``version`` grows with every change.
 SNAPSHOT = shape(
@@ -26,9 +27,9 @@ SNAPSHOT = shape(
         "slug": TEXT,
         "name": TEXT,
         "version": INTEGER,
-        "boards": array(shape({"id": TEXT, "name": TEXT, "slug": TEXT})),
+        "boards": array(shape({"id": TEXT, "name": TEXT, "slug": TEXT, "archived": BOOLEAN})),
         "statuses": array(
-            shape({"slug": TEXT, "name": TEXT, "color": TEXT, "order": INTEGER, "roadmap": BOOLEAN})
+            shape({"slug": TEXT, "name": TEXT, "color": TEXT, "order": INTEGER, "roadmap": BOOLEAN, "closed": BOOLEAN})
         ),
         "defaultStatus": nullable(TEXT),
         "anonSubmit": BOOLEAN,
@@ -85,26 +86,28 @@ UNKNOWN_MAKER = "unknown"
 GRANT_SECONDS = (60, 86400)  # shortest and longest lifetime of a grant
 MAX_LONG_LIVED_KEYS = 100
 MAX_LIVE_GRANTS = 1000
-
 # A key's ``lastUsedAt`` is written when the identity check sees it used and the stored time is
 # older than this many seconds: at most one write a minute per key, none on most checks (the
 # gateway also keeps a verdict AUTH_CACHE_SECONDS, so a busy key is checked rarely anyway).
 KEY_LAST_USED_PRECISION = 60
+
 THEMES = ("light", "dark", "system")
 # A new post's author, if a person, counts as its first voter unless the team turns this off
 # (as Canny and Fider count them); workspaces stored before the setting existed have it on.
 AUTHOR_VOTES_DEFAULT = True
 
 DEFAULT_STATUSES = (
-    # slug, name, colour, shown on the roadmap
-    ("open", "Open", "#64748b", True),
-    ("under-review", "Under review", "#f59e0b", True),
-    ("planned", "Planned", "#8b5cf6", True),
-    ("in-progress", "In progress", "#3b82f6", True),
-    ("complete", "Complete", "#22c55e", True),
-    ("closed", "Closed", "#ef4444", False),
+    # slug, name, colour, shown on the roadmap, counts as closed
+    ("open", "Open", "#64748b", True, False),
+    ("under-review", "Under review", "#f59e0b", True, False),
+    ("planned", "Planned", "#8b5cf6", True, False),
+    ("in-progress", "In progress", "#3b82f6", True, False),
+    ("complete", "Complete", "#22c55e", True, True),
+    ("closed", "Closed", "#ef4444", False, True),
 )
 DEFAULT_STATUS = "open"
+# Statuses stored before ``closed`` existed count as closed when their slug is one of these.
+CLOSED_STATUSES = ("complete", "closed")
 
 # End-user SSO tokens (JWT, HS256 with the workspace's ssoSecret) must carry ``exp`` no further
 # than this ahead (a stolen token is useful for a day at most), and name the workspace in ``aud``

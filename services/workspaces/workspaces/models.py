@@ -27,6 +27,8 @@ class Board(EmbeddedDocument):
     id = StringField(required=True)
     slug = StringField(required=True)
     name = StringField(required=True)
+    description = StringField(default="")
+    archived = BooleanField(default=False)  # hidden from visitors, takes no new posts; its posts stay readable
     createdAt = DateTimeField(required=True)
 
 
@@ -35,6 +37,7 @@ class Status(EmbeddedDocument):
     name = StringField(required=True)
     color = StringField(required=True)
     roadmap = BooleanField(default=True)
+    closed = BooleanField(null=True)  # counts as closed (done with); unset: contract.CLOSED_STATUSES says
 
 
 class WorkspaceSettings(EmbeddedDocument):
@@ -55,7 +58,7 @@ class Workspace(Document):
     name = StringField(required=True)
     logo = StringField(null=True)
     settings = EmbeddedDocumentField(WorkspaceSettings, default=WorkspaceSettings)
-    boards = EmbeddedDocumentListField(Board)
+    boards = EmbeddedDocumentListField(Board)  # in display order (a board's position is its index)
     statuses = EmbeddedDocumentListField(Status)  # in roadmap/display order
     customDomain = StringField(null=True)  # set from domain.verified events
     version = IntField(default=1)  # bumped on every change; snapshot consumers keep the newest
@@ -80,12 +83,12 @@ class ApiKey(Document):
     # (or made the key it derives from), "operator" for the operator's. Keys made before this
     # field existed have none: ``service.key_maker_of`` reads them conservatively.
     madeBy = StringField(null=True)
-    COLLECTION = "api_keys"
-    meta = {
-        "db_alias": ALIAS,
     # When the key last proved who it is (the platform's identity check), to the minute
     # (``contract.KEY_LAST_USED_PRECISION``); None: never since the field exists.
     lastUsedAt = DateTimeField(null=True)
+    COLLECTION = "api_keys"
+    meta = {
+        "db_alias": ALIAS,
         "collection": COLLECTION,
         "indexes": [
             {"fields": ["keyId"], "unique": True},

@@ -104,6 +104,14 @@ class WorkspaceRepository(Repository):
         """Add ``board`` unless a board of its slug exists."""
         return self._change(slug, {"boards.slug": {"$ne": board["slug"]}}, {"$push": {"boards": board}})
 
+    def replace_boards(self, slug: str, boards: list[dict], version: int) -> dict | None:
+        """Make ``boards`` the workspace's, if it is still at ``version`` (what they were made from)."""
+        return self._change(slug, {"version": version}, {"$set": {"boards": boards}})
+
+    def remove_board(self, slug: str, board_id: str) -> dict | None:
+        """Remove the board ``board_id`` if it is there."""
+        return self._change(slug, {"boards.id": board_id}, {"$pull": {"boards": {"id": board_id}}})
+
     def add_status(self, slug: str, status: dict, position: int | None) -> dict | None:
         """Add ``status`` at ``position`` (None: last) unless a status of its slug exists."""
         push: dict = {"$each": [status]}
@@ -140,6 +148,12 @@ class WorkspaceRepository(Repository):
     def key_by_id(self, key_id: str) -> dict | None:
         return self.keys.find_one({"keyId": key_id})
 
+    def mark_key_used(self, key_id: str, at: datetime, before: datetime) -> None:
+        """Set the key's ``lastUsedAt`` to ``at`` unless it is ``before`` or later already (one
+        conditional update: concurrent checks of the key write it once)."""
+        self.keys.update_one({"keyId": key_id, "$or": [{"lastUsedAt": None}, {"lastUsedAt": {"$lt": before}}]},
+                             {"$set": {"lastUsedAt": at}})
+
     def live_keys_made_by(self, slug: str, maker: str, at: datetime) -> list[dict]:
         return list(self.keys.find({"workspace": slug, "madeBy": maker, "revokedAt": None,
                                     "$or": [{"expiresAt": None}, {"expiresAt": {"$gt": at}}]}))
@@ -148,12 +162,6 @@ class WorkspaceRepository(Repository):
         """Unrevoked keys of the workspace: grants unexpired at ``at``, or long-lived ones."""
         expiry = {"$gt": at} if grants else None
         return self.keys.count_documents({"workspace": slug, "expiresAt": expiry, "revokedAt": None})
-    def mark_key_used(self, key_id: str, at: datetime, before: datetime) -> None:
-        """Set the key's ``lastUsedAt`` to ``at`` unless it is ``before`` or later already (one
-        conditional update: concurrent checks of the key write it once)."""
-        self.keys.update_one({"keyId": key_id, "$or": [{"lastUsedAt": None}, {"lastUsedAt": {"$lt": before}}]},
-                             {"$set": {"lastUsedAt": at}})
-
 
     def revoke_with_derived(self, slug: str, key_id: str, at: datetime, event: Insert | None = None) -> None:
         """Mark the key, the keys derived from it and theirs, revoked at ``at`` (each that is

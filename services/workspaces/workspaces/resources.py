@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import falcon
 
-from common.validation import media, page_params
+from common.validation import media, page_params, param
 from workspaces import contract, logos, schemas
 
 
@@ -75,11 +75,20 @@ class AgentContext(Resource):
 
 class BoardList(Resource):
     def on_get(self, req, resp, slug):
-        resp.media = self.service.boards(req.context.caller, slug)
+        archived = param(req, "archived", schemas.BOARDS_ARCHIVED) == "true"
+        resp.media = self.service.boards(req.context.caller, slug, archived)
 
     def on_post(self, req, resp, slug):
         resp.status = falcon.HTTP_201
         resp.media = self.service.add_board(req.context.caller, slug, media(req))
+
+
+class BoardItem(Resource):
+    def on_patch(self, req, resp, slug, boardId):
+        resp.media = self.service.update_board(req.context.caller, slug, boardId, media(req))
+
+    def on_delete(self, req, resp, slug, boardId):
+        resp.media = self.service.delete_board(req.context.caller, slug, boardId)
 
 
 class StatusList(Resource):
@@ -94,6 +103,9 @@ class StatusList(Resource):
 class StatusItem(Resource):
     def on_patch(self, req, resp, slug, statusSlug):
         resp.media = self.service.update_status(req.context.caller, slug, statusSlug, media(req))
+
+    def on_delete(self, req, resp, slug, statusSlug):
+        resp.media = self.service.delete_status(req.context.caller, slug, statusSlug)
 
 
 class ApiKeyList(Resource):

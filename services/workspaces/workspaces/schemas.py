@@ -55,8 +55,31 @@ SETTINGS = obj(
     }
 )
 
-CREATE_BOARD = obj({"slug": string(48, 1, pattern=SLUG), "name": string(100, 1)}, required=("slug", "name"))
+BOARD_DESCRIPTION = string(500, description="a line on what the board is for")
+CREATE_BOARD = obj(
+    {"slug": string(48, 1, pattern=SLUG), "name": string(100, 1), "description": BOARD_DESCRIPTION},
+    required=("slug", "name"),
+)
+UPDATE_BOARD = obj(
+    {
+        "name": string(100, 1),
+        "description": BOARD_DESCRIPTION,
+        "position": {**ORDER, "description": "where the board goes in the list (0: first; past the end: last)"},
+        "archived": {
+            "type": "boolean",
+            "description": "an archived board is hidden from visitors and takes no new posts; its posts stay readable",
+        },
+    }
+)
+# GET /boards?archived=true: the team's list, archived boards included (anyone else: 403).
+BOARDS_ARCHIVED = {
+    "type": "string",
+    "enum": ["false", "true"],
+    "default": "false",
+    "description": "true: every board, archived ones included (the team only); false: the boards open to posts",
+}
 
+CLOSED = {"type": "boolean", "description": "posts in this status count as closed (done with): false by default"}
 CREATE_STATUS = obj(
     {
         "slug": string(48, 1, pattern=SLUG),
@@ -64,11 +87,12 @@ CREATE_STATUS = obj(
         "color": string(7, pattern=COLOR),
         "order": ORDER,
         "roadmap": BOOLEAN,
+        "closed": CLOSED,
     },
     required=("slug", "name", "color"),
 )
 UPDATE_STATUS = obj(
-    {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": ORDER, "roadmap": BOOLEAN}
+    {"name": string(50, 1), "color": string(7, pattern=COLOR), "order": ORDER, "roadmap": BOOLEAN, "closed": CLOSED}
 )
 
 CREATE_API_KEY = obj(

@@ -64,7 +64,8 @@ class WorkspaceService:
         doc = self.repo.new_workspace(
             slug=slug,
             name=fields["name"],
-            statuses=[self.repo.new_status(slug=s, name=n, color=c, roadmap=r) for s, n, c, r in contract.DEFAULT_STATUSES],
+            statuses=[self.repo.new_status(slug=s, name=n, color=c, roadmap=r, closed=x)
+                      for s, n, c, r, x in contract.DEFAULT_STATUSES],
             createdAt=created,
         )
         key_doc, key = self._issue_key(slug, "Default manager key", contract.DEFAULT_KEY_ROLE, created, None, None,
@@ -206,20 +207,60 @@ class WorkspaceService:
 
     # -- boards and statuses ------------------------------------------------------------------
 
-    def boards(self, caller: auth.Caller, slug: str) -> dict:
-        return {"items": [shapes.board(b) for b in self._workspace(slug).get("boards", [])]}
+    def boards(self, caller: auth.Caller, slug: str, archived: bool = False) -> dict:
+        """The boards open to posts, in their order; with ``archived`` (the team only), every board."""
+        if archived and not caller.is_manager_of(slug):
+            raise Forbidden("only the workspace's team lists archived boards (archived=true)")
+        return {"items": shapes.boards(self._workspace(slug), archived)}
 
     def add_board(self, caller: auth.Caller, slug: str, body) -> dict:
+        """Add a board at the end of the list."""
         auth.require_manager(caller, slug)
         fields = check(body, schemas.CREATE_BOARD)
-        board = self.repo.new_board(id=new_id(), slug=fields["slug"], name=fields["name"], createdAt=now())
-        self._change(
+        board = self.repo.new_board(id=new_id(), slug=fields["slug"], name=fields["name"],
+                                    description=fields.get("description", ""), createdAt=now())
+        doc = self._change(
             slug,
             lambda tx: tx.add_board(slug, board),
             Conflict(f"board '{board['slug']}' already exists"),
             shapes.settings_changed(["boards"], caller),
         )
-        return shapes.board(board)
+        return _board_of(doc, board["id"])
+
+    def update_board(self, caller: auth.Caller, slug: str, board_id: str, body) -> dict:
+        """Rename, describe, move (``position``), archive or unarchive a board."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.UPDATE_BOARD)
+        doc = self._workspace(slug)
+        boards = doc.get("boards", [])
+        index = next((i for i, b in enumerate(boards) if b["id"] == board_id), None)
+        if index is None:
+            raise NotFound(f"board '{board_id}' not found")
+        board = {**boards[index], **{k: v for k, v in fields.items() if k != "position"}}
+        reordered = [b for b in boards if b["id"] != board_id]
+        reordered.insert(int(fields.get("position", index)), board)  # past the end: last
+        version = doc["version"]  # guarded, so two concurrent edits cannot lose one another
+        doc = self._change(
+            slug, lambda tx: tx.replace_boards(slug, reordered, version), Conflict("boards changed meanwhile; retry"),
+            shapes.settings_changed(["boards"], caller),
+        )
+        return _board_of(doc, board_id)
+
+    def delete_board(self, caller: auth.Caller, slug: str, board_id: str) -> dict:
+        """Delete a board that has no post (409 otherwise: archive it). The posts service says
+        whether it has any, merged and unapproved posts included."""
+        auth.require_manager(caller, slug)
+        doc = self._workspace(slug)
+        board = next((b for b in doc.get("boards", []) if b["id"] == board_id), None)
+        if board is None:
+            raise NotFound(f"board '{board_id}' not found")
+        if self.posts.in_use(slug, board_id=board_id):
+            raise Conflict(f"board '{board['slug']}' has posts, and a board with posts is never deleted: "
+                           "archive it instead (PATCH with \"archived\": true)")
+        shown = _board_of(doc, board_id)
+        self._change(slug, lambda tx: tx.remove_board(slug, board_id), NotFound(f"board '{board_id}' not found"),
+                     shapes.settings_changed(["boards"], caller))
+        return shown
 
     def statuses(self, caller: auth.Caller, slug: str) -> dict:
         statuses = self._workspace(slug).get("statuses", [])
@@ -230,7 +271,8 @@ class WorkspaceService:
         auth.require_manager(caller, slug)
         fields = check(body, schemas.CREATE_STATUS)
         status = self.repo.new_status(
-            slug=fields["slug"], name=fields["name"], color=fields["color"], roadmap=fields.get("roadmap", True)
+            slug=fields["slug"], name=fields["name"], color=fields["color"], roadmap=fields.get("roadmap", True),
+            closed=fields.get("closed", False),
         )
         position = int(fields["order"]) if "order" in fields else None  # JSON Schema's integer admits 3.0
         doc = self._change(
@@ -242,7 +284,7 @@ class WorkspaceService:
         return _status_of(doc, status["slug"])
 
     def update_status(self, caller: auth.Caller, slug: str, status_slug: str, body) -> dict:
-        """Rename, recolour, show or hide on the roadmap, or move (``order``) a status."""
+        """Rename, recolour, show or hide on the roadmap, count as closed or not, or move (``order``) a status."""
         auth.require_manager(caller, slug)
         fields = check(body, schemas.UPDATE_STATUS)
         doc = self._workspace(slug)
@@ -260,6 +302,25 @@ class WorkspaceService:
             shapes.settings_changed(["statuses"], caller),
         )
         return _status_of(doc, status_slug)
+
+    def delete_status(self, caller: auth.Caller, slug: str, status_slug: str) -> dict:
+        """Delete a status no post is in (409 otherwise: move them first), never the last one
+        (a new post needs one)."""
+        auth.require_manager(caller, slug)
+        doc = self._workspace(slug)
+        statuses = doc.get("statuses", [])
+        if not any(s["slug"] == status_slug for s in statuses):
+            raise NotFound(f"status '{status_slug}' not found")
+        if len(statuses) == 1:
+            raise Conflict(f"status '{status_slug}' is the workspace's last: new posts need one")
+        if self.posts.in_use(slug, status=status_slug):
+            raise Conflict(f"status '{status_slug}' is in use: move its posts to another status first")
+        shown = _status_of(doc, status_slug)
+        remaining = [s for s in statuses if s["slug"] != status_slug]
+        version = doc["version"]
+        self._change(slug, lambda tx: tx.replace_statuses(slug, remaining, version), Conflict("statuses changed meanwhile; retry"),
+                     shapes.settings_changed(["statuses"], caller))
+        return shown
 
     # -- API keys and identity ----------------------------------------------------------------
 
@@ -426,6 +487,14 @@ class WorkspaceService:
             key_id=doc["keyId"], role=role, key_maker=key_maker,
         )
 
+    def _mark_used(self, doc: dict, at: datetime) -> None:
+        """Record that the key was used, to the minute: no write while the stored time is
+        recent (most checks), else one conditional update."""
+        before = at - timedelta(seconds=contract.KEY_LAST_USED_PRECISION)
+        last = doc.get("lastUsedAt")
+        if last is None or _aware(last) < before:
+            self.repo.mark_key_used(doc["keyId"], at, before)
+
     def _sso_user(self, slug: str, user_token: str | None) -> tuple[auth.Caller, list[dict] | None]:
         doc = self._workspace(slug)
         secret = self.repo.sso_secret(doc)
@@ -487,14 +556,6 @@ class WorkspaceService:
             workspace=slug,
             title=fields["title"],
             slug=fields["slug"],
-    def _mark_used(self, doc: dict, at: datetime) -> None:
-        """Record that the key was used, to the minute: no write while the stored time is
-        recent (most checks), else one conditional update."""
-        before = at - timedelta(seconds=contract.KEY_LAST_USED_PRECISION)
-        last = doc.get("lastUsedAt")
-        if last is None or _aware(last) < before:
-            self.repo.mark_key_used(doc["keyId"], at, before)
-
             content=fields["content"],
             postIds=post_ids,
             publishedAt=created if fields.get("publish") else None,
@@ -552,6 +613,13 @@ class WorkspaceService:
         if unknown:
             raise NotFound(f"postIds contains unknown post(s) of this workspace: {', '.join(unknown)}")
         return post_ids
+
+
+def _board_of(doc: dict, board_id: str) -> dict:
+    for i, b in enumerate(doc.get("boards", [])):
+        if b["id"] == board_id:
+            return shapes.board(b, i)
+    raise NotFound(f"board '{board_id}' not found")
 
 
 def _status_of(doc: dict, status_slug: str) -> dict:

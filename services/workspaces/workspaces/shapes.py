@@ -17,11 +17,29 @@ def status(doc: dict) -> dict:
 
 
 def status_detail(doc: dict, order: int) -> dict:
-    return {**status(doc), "order": order, "roadmap": doc.get("roadmap", True)}
+    return {**status(doc), "order": order, "roadmap": doc.get("roadmap", True), "closed": is_closed(doc)}
 
 
-def board(doc: dict) -> dict:
-    return {"id": doc["id"], "name": doc["name"], "slug": doc["slug"]}
+def is_closed(doc: dict) -> bool:
+    """Whether posts in the status count as closed; a status stored before the field existed
+    does when its slug is one of the defaults' closed ones."""
+    closed = doc.get("closed")
+    return bool(closed) if closed is not None else doc["slug"] in contract.CLOSED_STATUSES
+
+
+def board(doc: dict, position: int) -> dict:
+    """A board as the API shows it; ``position``: its index in the workspace's list."""
+    return {**snapshot_board(doc), "description": doc.get("description") or "", "position": position,
+            "createdAt": iso(doc["createdAt"])}
+
+
+def boards(doc: dict, archived: bool = False) -> list[dict]:
+    """The workspace's boards in their order; the archived ones only when ``archived``."""
+    return [board(b, i) for i, b in enumerate(doc.get("boards", [])) if archived or not b.get("archived")]
+
+
+def snapshot_board(doc: dict) -> dict:
+    return {"id": doc["id"], "name": doc["name"], "slug": doc["slug"], "archived": bool(doc.get("archived", False))}
 
 
 def workspace(doc: dict) -> dict:
@@ -84,6 +102,7 @@ def api_key(doc: dict) -> dict:
         "revokedAt": iso(doc.get("revokedAt")),
         "expiresAt": iso(doc.get("expiresAt")),
         "parentKeyId": doc.get("parentKeyId"),
+        "lastUsedAt": iso(doc.get("lastUsedAt")),
     }
 
 
@@ -102,7 +121,6 @@ def settings_changed(fields, caller: auth.Caller) -> dict:
     """The ``workspace.settings_changed`` event: the names of what changed (never the values), and who changed it."""
     return {"fields": sorted(fields), "actor": auth.actor(caller)}
 
-        "lastUsedAt": iso(doc.get("lastUsedAt")),
 
 def created_key(doc: dict, key: str) -> ShownOnce:
     """A new key with the key itself: in this answer only, never kept for a retry."""
@@ -135,7 +153,7 @@ def agent_context(doc: dict, recent: list[dict]) -> dict:
     return {
         "workspace": {"slug": doc["_id"], "name": doc["name"]},
         "brandVoice": doc.get("settings", {}).get("brandVoice", ""),
-        "boards": [board(b) for b in doc.get("boards", [])],
+        "boards": boards(doc),  # the boards open to posts
         "statuses": [status(s) for s in doc.get("statuses", [])],
         "recentChangelogs": [{"title": c["title"], "content": c["content"]} for c in recent],
     }
@@ -159,7 +177,7 @@ def snapshot(doc: dict) -> dict:
         "slug": doc["_id"],
         "name": doc["name"],
         "version": doc.get("version", 1),
-        "boards": [board(b) for b in doc.get("boards", [])],
+        "boards": [snapshot_board(b) for b in doc.get("boards", [])],
         "statuses": [status_detail(st, i) for i, st in enumerate(doc.get("statuses", []))],
         "defaultStatus": default_status(doc),
         "anonSubmit": s.get("anonSubmit", False),

@@ -25,6 +25,8 @@ class Entry:
 # The navigation, in the order a team meets its concerns.
 NAVIGATION = [
     Entry("", "Overview"),
+    Entry("/boards", "Boards"),
+    Entry("/statuses", "Statuses"),
     Entry("/queue", "Moderation queue"),
     Entry("/duplicates", "Duplicates"),
     Entry("/api-keys", "API keys"),
