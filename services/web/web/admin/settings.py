@@ -1,0 +1,220 @@
+"""Settings and branding: the workspace's name and logo, its primary colour (with a contrast
+warning), theme, "Powered by", what anonymous visitors may do, whether authors vote for their
+own posts, the brand voice, and the SSO secret (generated here and shown once, on the answer to
+that form only; afterwards the page says only whether one is set).
+
+The logo is uploaded with a multipart form (the site's other forms are urlencoded): the image is
+sent on as the body of ``PUT /v1/workspaces/{slug}/logo``."""
+
+from __future__ import annotations
+
+import io
+import json
+from urllib.parse import quote
+
+import falcon
+import urllib3
+from falcon.media import MultipartFormHandler
+
+from common.errors import BadRequest
+from web.admin.section import Section, SectionResource
+from web.api import ApiError
+from web.resources import form, query
+from web.service import Visitor
+
+THEMES = (("light", "Light"), ("dark", "Dark"), ("system", "Follow the visitor's system"))
+FLAGS = (
+    ("anonSubmit", "Anyone may submit ideas without signing in"),
+    ("anonVote", "Anyone may vote without signing in"),
+    ("anonComment", "Anyone may comment without signing in"),
+    ("authorVotes", "A new idea's author votes for it"),
+)
+LOGO_TYPES = "image/png,image/jpeg,image/webp"
+# What a redirect's ``?done=`` says: only these (the query never puts text of its own on the page).
+DONE = {
+    "saved": "Settings saved.",
+    "logo": "Logo uploaded.",
+    "logo-removed": "Logo removed.",
+    "sso-removed": "The SSO secret is removed: sign-in links from your app no longer work.",
+}
+# WCAG 2's ratio for normal text: white on the primary colour below it is hard to read.
+MIN_CONTRAST = 4.5
+MAX_FORM_PARTS = 20
+
+
+def six_digits(color: str) -> str:
+    """``#rgb`` as ``#rrggbb`` (the only spelling ``<input type=color>`` takes); else as it is."""
+    if len(color) == 4 and color.startswith("#"):
+        return "#" + "".join(c * 2 for c in color[1:]).lower()
+    return color.lower()
+
+
+def contrast_with_white(color: str) -> float | None:
+    """The WCAG contrast ratio of white text on ``color`` (``#rgb`` or ``#rrggbb``), None for
+    anything else."""
+    value = (color or "").strip().lstrip("#")
+    if len(value) == 3:
+        value = "".join(c * 2 for c in value)
+    try:
+        channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)] if len(value) == 6 else None
+    except ValueError:
+        return None
+    if channels is None:
+        return None
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return 1.05 / (luminance + 0.05)
+
+
+def contrast_warning(color: str) -> str | None:
+    ratio = contrast_with_white(color)
+    if ratio is None or ratio >= MIN_CONTRAST:
+        return None
+    return (f"White text on {color} has a contrast of {ratio:.1f}:1, below the {MIN_CONTRAST:g}:1 that WCAG asks "
+            "for text: buttons in this colour will be hard to read. Choose a darker colour.")
+
+
+class SettingsSection(Section):
+    path = "/settings"
+
+    def show(self, visitor: Visitor, params: dict, refused: dict | None = None, status: int = 200,
+             typed: dict | None = None, new_secret: str | None = None):
+        if redirect := self.allowed(visitor):
+            return redirect
+        settings = self.call(visitor, "GET", "/settings")
+        workspace = self.call(visitor, "GET", "")
+        values = {**settings, "name": workspace["name"], **(typed or {})}
+        values["primaryColor"] = six_digits(values.get("primaryColor") or "")
+        return self.page(visitor, "settings.html", {
+            "values": values,
+            "logo": workspace.get("logo"),
+            "has_sso_secret": settings.get("ssoSecret") is not None,
+            "new_secret": new_secret,
+            "themes": THEMES,
+            "flags": FLAGS,
+            "logo_types": LOGO_TYPES,
+            "warning": contrast_warning(values.get("primaryColor") or ""),
+            "contrast": contrast_with_white(values.get("primaryColor") or ""),
+            "min_contrast": MIN_CONTRAST,
+            "refused": refused or {},
+            "done": DONE.get(params.get("done") or ""),
+        }, status)
+
+    def save(self, visitor: Visitor, form: dict):
+        """The main form: the name (the workspace's) and the settings, each as one API call."""
+        self.checked(visitor, form)
+        typed = {
+            "name": (form.get("name") or "").strip(),
+            "primaryColor": (form.get("primaryColor") or "").strip().lower(),
+            "theme": form.get("theme") or "",
+            "hidePoweredBy": form.get("hidePoweredBy") == "on",
+            "brandVoice": (form.get("brandVoice") or "").replace("\r\n", "\n"),
+            **{name: form.get(name) == "on" for name, _ in FLAGS},
+        }
+        settings = {k: v for k, v in typed.items() if k != "name"}
+        try:
+            self.call(visitor, "PATCH", "", payload={"name": typed["name"]})
+            self.call(visitor, "PATCH", "/settings", payload=settings)
+        except ApiError as ex:
+            return self.show(visitor, {}, {"settings": self.refusal(ex)}, ex.status, typed)
+        return self.redirect(visitor, done="saved")
+
+    def upload_logo(self, visitor: Visitor, parts: dict):
+        """The logo form: ``parts`` are its fields, the file as ``(content_type, bytes)``."""
+        self.checked(visitor, parts)
+        content_type, data = parts.get("logo") or ("", b"")
+        if not data:
+            return self.show(visitor, {}, {"logo": "Choose an image file to upload."}, 400)
+        try:
+            self._put(visitor, "/logo", data, content_type)
+        except ApiError as ex:
+            return self.show(visitor, {}, {"logo": self.refusal(ex)}, ex.status)
+        return self.redirect(visitor, done="logo")
+
+    def remove_logo(self, visitor: Visitor, form: dict):
+        self.checked(visitor, form)
+        self.call(visitor, "DELETE", "/logo")
+        return self.redirect(visitor, done="logo-removed")
+
+    def sso_secret(self, visitor: Visitor, form: dict):
+        """Generate a new secret (shown on this answer only, never in a URL) or remove it."""
+        self.checked(visitor, form)
+        if form.get("action") == "remove":
+            self.call(visitor, "PATCH", "/settings", payload={"ssoSecret": None})
+            return self.redirect(visitor, done="sso-removed")
+        settings = self.call(visitor, "PATCH", "/settings", payload={"ssoSecret": "generate"})
+        return self.show(visitor, {}, new_secret=settings["ssoSecret"])
+
+    def _put(self, visitor: Visitor, path: str, data: bytes, content_type: str):
+        """``PUT`` of a body that is not JSON (an image) as the visitor, answered as the site's
+        API client answers (``ApiError`` for anything but 2xx)."""
+        api = self.site.api
+        url = f"{api.base}/v1" + quote(f"/workspaces/{visitor.slug}{path}")
+        headers = {"Accept": "application/json", **visitor.identity, "Content-Type": content_type}
+        try:
+            answer = api.http.request("PUT", url, body=data, headers=headers)
+        except urllib3.exceptions.HTTPError as ex:
+            raise ApiError(503, f"the API is unavailable ({ex.__class__.__name__})") from None
+        if answer.status >= 300:
+            try:
+                message = json.loads(answer.data or b"null").get("error")
+            except (ValueError, AttributeError):
+                message = None
+            raise ApiError(answer.status, message or f"the API answered {answer.status}")
+
+
+def multipart(req) -> dict:
+    """A multipart form's fields (text as text, a file as ``(content_type, bytes)``), read with
+    Falcon's own handler from the body the kit has read once. Not such a form: 400."""
+    body = req.context.get("body")
+    if body is None:
+        body = req.bounded_stream.read()
+    if not (req.content_type or "").lower().startswith("multipart/form-data"):
+        raise BadRequest("this form is sent as multipart/form-data")
+    fields: dict = {}
+    try:
+        parts = MultipartFormHandler().deserialize(io.BytesIO(body), req.content_type, len(body))
+        for count, part in enumerate(parts):
+            if count >= MAX_FORM_PARTS:
+                raise BadRequest("this form has too many fields")
+            if part.filename is not None:
+                fields[part.name] = (part.content_type or "", part.get_data())
+            else:
+                fields[part.name] = part.get_text()
+    except falcon.MediaMalformedError:
+        raise BadRequest("the form could not be read; try again") from None
+    except falcon.HTTPError as ex:
+        raise BadRequest(f"the form could not be read: {ex.title}") from None
+    return fields
+
+
+class Settings(SectionResource):
+    section = SettingsSection
+
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.admin.show, query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.admin.save, form(req))
+
+
+class SettingsLogo(SectionResource):
+    section = SettingsSection
+
+    def on_post(self, req, resp, slug):
+        # Read in the answer, so a form that cannot be read is the site's error page.
+        self.respond(req, resp, slug, lambda visitor: self.admin.upload_logo(visitor, multipart(req)))
+
+
+class SettingsLogoRemove(SectionResource):
+    section = SettingsSection
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.admin.remove_logo, form(req))
+
+
+class SettingsSsoSecret(SectionResource):
+    section = SettingsSection
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.admin.sso_secret, form(req))
