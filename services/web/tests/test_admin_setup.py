@@ -15,7 +15,7 @@ def test_the_first_owner_sets_up_the_workspace_and_lands_on_a_board_that_takes_a
     assert "Set up your feedback board" in landed.text and 'name="board"' in landed.text
     token = csrf_of(landed.text)
     form = {"csrf": token, "name": "Acme Rockets", "primaryColor": "#0f766e", "theme": "dark", "board": "Ideas & wishes",
-            "boardSlug": ""}
+            "boardSlug": "", "statuses": "simple"}
     # A refusal keeps what was typed and marks the field.
     refused = owner.post("/admin/setup", {**form, "primaryColor": "teal"})
     assert refused.status_code == 400 and 'role="alert"' in refused.text
@@ -32,6 +32,8 @@ def test_the_first_owner_sets_up_the_workspace_and_lands_on_a_board_that_takes_a
     branding = workspace.api.get(f"{workspace.path}/branding").json()
     assert (branding["workspace"]["name"], branding["primaryColor"], branding["theme"]) == ("Acme Rockets", "#0f766e", "dark")
     assert [b["slug"] for b in workspace.api.get(f"{workspace.path}/boards").json()["items"]] == ["ideas-wishes"]
+    statuses = workspace.api.get(f"{workspace.path}/statuses").json()["items"]
+    assert [s["slug"] for s in statuses] == ["open", "planned", "complete"]
     # The board takes a post from a signed-in person.
     person = Visitor(stack.url, workspace.slug)
     sso_sign_in(person, workspace.user_token("first-customer"))
@@ -40,7 +42,7 @@ def test_the_first_owner_sets_up_the_workspace_and_lands_on_a_board_that_takes_a
     # Set up once: the setup's address now leads to the board, and a board taken is refused.
     again = owner.get("/admin/setup", allow_redirects=False)
     assert again.status_code == 303 and again.headers["Location"] == f"/b/{workspace.slug}"
-    taken = owner.post("/admin/setup", form)
+    taken = owner.post("/admin/setup", {**form, "statuses": "full"})
     assert taken.status_code == 409 and 'id="s-board-slug"' in taken.text and 'aria-invalid="true"' in taken.text
 
 

@@ -1,5 +1,5 @@
 """First run: the short setup the first owner lands on after accepting the invitation (the
-workspace's name, its colour and theme, the first board), ending on a board that takes a post.
+workspace's name, its colour and theme, the statuses preset, the first board), ending on a board that takes a post.
 Once the workspace has a board the setup is done: its address leads to the board."""
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from web.service import Visitor
 from web.shapes import Redirect
 
 THEMES = ("light", "dark", "system")
+# The statuses a workspace starts with are the full pipeline; the simple preset removes those it
+# does without (a new workspace has no post in any of them, so each goes).
+PRESETS = {"full": (), "simple": ("under-review", "in-progress", "closed")}
 
 
 class SetupSection(Section):
@@ -30,7 +33,7 @@ class SetupSection(Section):
             settings = self.call(visitor, "GET", "/settings")
             workspace = self.call(visitor, "GET", "")
             values = {"name": workspace.get("name") or "", "primaryColor": settings.get("primaryColor") or shapes.DEFAULT_COLOR,
-                      "theme": settings.get("theme") or "light", "board": "", "boardSlug": ""}
+                      "theme": settings.get("theme") or "light", "board": "", "boardSlug": "", "statuses": "full"}
         return self.page(visitor, "setup.html", {"values": values, "themes": THEMES, "error": error,
                                                  "invalid": invalid}, status)
 
@@ -39,9 +42,12 @@ class SetupSection(Section):
         find: the workspace's name and look first, the board last (the board is what ends the
         setup, so a refusal of it shows the form again with the rest saved)."""
         self.checked(visitor, form)
-        values = {k: (form.get(k) or "").strip() for k in ("name", "primaryColor", "theme", "board", "boardSlug")}
+        values = {k: (form.get(k) or "").strip() for k in ("name", "primaryColor", "theme", "board", "boardSlug", "statuses")}
+        values["statuses"] = values["statuses"] or "full"
         if values["theme"] not in THEMES:
             raise BadRequest(f"theme must be one of {', '.join(THEMES)}")
+        if values["statuses"] not in PRESETS:
+            raise BadRequest(f"statuses must be one of {', '.join(PRESETS)}")
         if not shapes.HEX_COLOR.fullmatch(values["primaryColor"]):
             return self.show(visitor, {}, values, "Choose a colour as #rrggbb.", "primaryColor", 400)
         slug = values["boardSlug"] or shapes.slug_of(values["board"])
@@ -52,6 +58,7 @@ class SetupSection(Section):
                                                   "(a to z, 0 to 9) to make one from.", "boardSlug", 400)
         steps = (("PATCH", "", {"name": values["name"]}),
                  ("PATCH", "/settings", {"primaryColor": values["primaryColor"], "theme": values["theme"]}),
+                 *(("DELETE", f"/statuses/{status}", None) for status in self._present(visitor, PRESETS[values["statuses"]])),
                  ("POST", "/boards", {"slug": slug, "name": values["board"]}))
         for method, path, payload in steps:
             try:
@@ -61,9 +68,17 @@ class SetupSection(Section):
                 if path == "/boards":  # the board's name, or its address (taken, malformed)
                     field = "boardSlug" if shapes.refused_field(ex.status, message, ("name", "slug")) == "slug" else "board"
                 else:
-                    field = next(iter(payload))
+                    field = next(iter(payload or {"statuses": None}))
                 return self.show(visitor, {}, values, message, field, ex.status)
         return Redirect(f"/b/{visitor.slug}?" + urlencode({"created": slug}))
+
+
+    def _present(self, visitor: Visitor, slugs: tuple[str, ...]) -> list[str]:
+        """Those of ``slugs`` the workspace still has (a setup sent twice removes nothing twice)."""
+        if not slugs:
+            return []
+        have = {s["slug"] for s in self.call(visitor, "GET", "/statuses")["items"]}
+        return [slug for slug in slugs if slug in have]
 
 
 class Setup(SectionResource):
