@@ -206,7 +206,9 @@ def test_settings_change_in_the_browser_and_show_on_the_public_board(browser, pa
     page.wait_for_url(re.compile(r"done=saved"))
     assert page.get_by_role("status").inner_text() == "Settings saved."
 
-    # a logo, uploaded through the file picker
+    # a file past what the platform takes is refused before it is sent; then a logo, through the picker
+    page.locator("#logo-file").set_input_files({"name": "big.png", "mimeType": "image/png", "buffer": b"\0" * 600_000})
+    assert "the largest logo is" in page.locator("#logo-file").evaluate("input => input.validationMessage")
     page.locator("#logo-file").set_input_files({"name": "logo.png", "mimeType": "image/png", "buffer": png((15, 118, 110))})
     page.get_by_role("button", name="Upload the logo", exact=True).click()
     page.wait_for_url(re.compile(r"done=logo"))

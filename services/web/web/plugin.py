@@ -59,6 +59,7 @@ PAGES = [
     Route(B + "/admin/sign-in", R + "ManagerSignIn", ("GET",)),
     # The admin area (web.admin): one module per concern.
     Route(B + "/admin", A + "overview:Overview", ("GET",)),
+    Route(B + "/admin/setup", A + "setup:Setup", ("GET", "POST")),
     Route(B + "/admin/queue", A + "moderation:Queue", ("GET",)),
     Route(B + "/admin/duplicates", A + "moderation:Duplicates", ("GET",)),
     Route(B + "/admin/duplicates/{suggestionId}", A + "moderation:DuplicateDecision", ("POST",)),
@@ -78,6 +79,13 @@ PAGES = [
     Route(B + "/admin/team", A + "team:Team", ("GET", "POST")),
     Route(B + "/admin/team/members/{personId}", A + "team:TeamMember", ("POST",)),
     Route(B + "/admin/team/invitations/{invitationId}/revoke", A + "team:TeamInvitationRevoke", ("POST",)),
+    Route(B + "/admin/settings", A + "settings:Settings", ("GET", "POST")),
+    Route(B + "/admin/settings/logo", A + "settings:SettingsLogo", ("POST",)),
+    Route(B + "/admin/settings/logo/remove", A + "settings:SettingsLogoRemove", ("POST",)),
+    Route(B + "/admin/settings/sso-secret", A + "settings:SettingsSsoSecret", ("POST",)),
+    Route(B + "/admin/authentication", A + "authentication:Authentication", ("GET", "POST")),
+    Route(B + "/admin/authentication/oidc", A + "authentication:AuthenticationOidc", ("POST",)),
+    Route(B + "/admin/authentication/oidc/remove", A + "authentication:AuthenticationOidcRemove", ("POST",)),
     Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
     Route(B + "/static/{name}", R + "Static", ("GET",)),
     # The platform's own pages, outside any workspace (web.platform): the start page, the API

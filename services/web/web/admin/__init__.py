@@ -27,6 +27,8 @@ NAVIGATION = [
     Entry("", "Overview"),
     Entry("/boards", "Boards"),
     Entry("/statuses", "Statuses"),
+    Entry("/settings", "Settings"),
+    Entry("/authentication", "Sign-in", owner_only=True),
     Entry("/queue", "Moderation queue"),
     Entry("/duplicates", "Duplicates"),
     Entry("/api-keys", "API keys"),

@@ -30,6 +30,8 @@ FLAGS = (
     ("authorVotes", "A new idea's author votes for it"),
 )
 LOGO_TYPES = "image/png,image/jpeg,image/webp"
+LOGO_MAX_BYTES = 512 * 1024  # the workspaces service's limit
+FORM_OVERHEAD = 2048  # a multipart form's boundaries, headers and CSRF field beside the file
 # What a redirect's ``?done=`` says: only these (the query never puts text of its own on the page).
 DONE = {
     "saved": "Settings saved.",
@@ -76,6 +78,7 @@ def contrast_warning(color: str) -> str | None:
 
 class SettingsSection(Section):
     path = "/settings"
+    max_logo_bytes = 256 * 1024 - FORM_OVERHEAD  # set from the platform's MAX_BODY_BYTES (SettingsResource)
 
     def show(self, visitor: Visitor, params: dict, refused: dict | None = None, status: int = 200,
              typed: dict | None = None, new_secret: str | None = None):
@@ -93,6 +96,7 @@ class SettingsSection(Section):
             "themes": THEMES,
             "flags": FLAGS,
             "logo_types": LOGO_TYPES,
+            "max_logo_bytes": self.max_logo_bytes,
             "warning": contrast_warning(values.get("primaryColor") or ""),
             "contrast": contrast_with_white(values.get("primaryColor") or ""),
             "min_contrast": MIN_CONTRAST,
@@ -188,8 +192,18 @@ def multipart(req) -> dict:
     return fields
 
 
-class Settings(SectionResource):
+class SettingsResource(SectionResource):
+    """A resource of the page: the largest logo it offers to send is what the gateway lets
+    through (``MAX_BODY_BYTES``, less the form's own bytes), up to the API's 512 KiB."""
+
     section = SettingsSection
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.admin.max_logo_bytes = min(LOGO_MAX_BYTES, context.settings.max_body_bytes - FORM_OVERHEAD)
+
+
+class Settings(SettingsResource):
 
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.admin.show, query(req))
@@ -198,23 +212,20 @@ class Settings(SectionResource):
         self.respond(req, resp, slug, self.admin.save, form(req))
 
 
-class SettingsLogo(SectionResource):
-    section = SettingsSection
+class SettingsLogo(SettingsResource):
 
     def on_post(self, req, resp, slug):
         # Read in the answer, so a form that cannot be read is the site's error page.
         self.respond(req, resp, slug, lambda visitor: self.admin.upload_logo(visitor, multipart(req)))
 
 
-class SettingsLogoRemove(SectionResource):
-    section = SettingsSection
+class SettingsLogoRemove(SettingsResource):
 
     def on_post(self, req, resp, slug):
         self.respond(req, resp, slug, self.admin.remove_logo, form(req))
 
 
-class SettingsSsoSecret(SectionResource):
-    section = SettingsSection
+class SettingsSsoSecret(SettingsResource):
 
     def on_post(self, req, resp, slug):
         self.respond(req, resp, slug, self.admin.sso_secret, form(req))

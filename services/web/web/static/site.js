@@ -171,4 +171,42 @@
       return navigator.credentials.create({ publicKey: publicKey });
     });
   });
+  // Settings: the primary colour previewed as it is chosen, with its contrast note (the page
+  // says the same when it is saved): white text on it below WCAG's 4.5:1 is hard to read.
+  document.querySelectorAll("input[data-color-preview]").forEach(function (input) {
+    var preview = document.getElementById(input.dataset.colorPreview);
+    var note = document.querySelector("[data-contrast-note]");
+    var min = parseFloat(input.dataset.minContrast) || 4.5;
+    var ratio = function (hex) {
+      var c = [1, 3, 5].map(function (i) {
+        var v = parseInt(hex.substr(i, 2), 16) / 255;
+        return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+      });
+      return 1.05 / (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] + 0.05);
+    };
+    var update = function () {
+      if (!/^#[0-9a-fA-F]{6}$/.test(input.value)) return;
+      if (preview) preview.style.setProperty("--primary", input.value);
+      if (!note) return;
+      var r = ratio(input.value);
+      note.className = r < min ? "contrast-warning" : "hint";
+      note.textContent = r < min
+        ? "White text on " + input.value + " has a contrast of " + r.toFixed(1) + ":1, below the " + min +
+          ":1 that WCAG asks for text: buttons in this colour will be hard to read. Choose a darker colour."
+        : "White text on this colour is easy to read (" + r.toFixed(1) + ":1).";
+    };
+    input.addEventListener("input", update);
+    update();  // the colour saved, whatever theme.css a browser still holds
+  });
+  // A file past what the platform takes is refused before it is sent (the gateway would answer
+  // its own 413 instead of the page).
+  document.querySelectorAll("input[type=file][data-max-bytes]").forEach(function (input) {
+    input.addEventListener("change", function () {
+      var max = parseInt(input.dataset.maxBytes, 10), file = input.files && input.files[0];
+      input.setCustomValidity(file && file.size > max
+        ? "This file is " + Math.ceil(file.size / 1024) + " KiB: the largest logo is " + Math.floor(max / 1024) + " KiB."
+        : "");
+      input.reportValidity();
+    });
+  });
 })();
