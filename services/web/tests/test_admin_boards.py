@@ -85,6 +85,12 @@ def test_the_boards_page_creates_edits_moves_archives_and_deletes(stack, boarded
     public = Visitor(stack.url, ws.slug).get()
     assert '<option value="features"' not in public.text and '<option value="bugs"' in public.text
     assert "Dark mode" in public.text  # its posts stay readable
+    # a submit form shown before the board was archived is answered beside the form
+    new_csrf = csrf_of(manager.get("/new").text)
+    refused = wait_for(lambda: [r for r in [manager.post("/new", {"csrf": new_csrf, "board": "features", "title": "Too late",
+                                                                 "content": ""})] if r.status_code == 400],
+                       what="the archived board refusing the submit form")[0]
+    assert "is archived" in alert_of(refused.text) and 'value="Too late"' in refused.text
     r = manager.post(f"/admin/boards/{features['id']}", {"csrf": csrf, "action": "unarchive"})
     assert r.status_code == 200 and api_boards(ws)[0]["archived"] is False
 

@@ -494,7 +494,7 @@ class Site:
                 draft = {"board": payload["boardSlug"], "title": payload["title"], "content": payload["content"]}
                 kept = self._keep_draft(visitor, draft)
                 return self.sign_in_needed(visitor, "post", f"/b/{visitor.slug}/new", draft, kept)
-            if ex.status in (400, 404, 413):
+            if ex.status in (400, 404, 409, 413):  # 409: a board archived since the form was shown
                 return self.new_post_form(visitor, {}, ex.message, form)
             raise
         if visitor.draft:
