@@ -48,7 +48,7 @@ def test_a_manager_lists_creates_and_revokes_keys_without_javascript(stack, work
     assert used[:16] in manager.get("/admin/api-keys").text
     # revoking it (the confirmation is the <details>' form): the key stops working
     revoke = f"/b/{workspace.slug}/admin/api-keys/{listed['id']}/revoke"
-    assert f'<summary>Revoke…<span class="sr-only"> Zapier</span></summary>' in again.text
+    assert '<summary>Revoke…<span class="sr-only"> Zapier</span></summary>' in again.text
     gone = manager.post(f"/admin/api-keys/{listed['id']}/revoke", {"csrf": form_csrf(again.text, revoke)}, allow_redirects=False)
     assert gone.status_code == 303 and gone.headers["Location"].endswith("/admin/api-keys?done=revoked")
     shown = manager.get("/admin/api-keys?done=revoked")
@@ -87,6 +87,8 @@ def test_a_key_made_in_the_browser_works_and_the_page_reads_well(page, stack, wo
     page.get_by_role("button", name="Create the key").click()
     key = page.locator("[data-new-key]").inner_text().strip()
     assert page.get_by_role("button", name="Copy the key").is_visible()  # the script shows it
+    page.screenshot(path=str(screenshots() / "admin-api-keys-created-light.png"), full_page=True)
+    assert not page_problems(page, "api-keys with the new key")
     made = requests.post(f"{stack.url}/v1/workspaces/{workspace.slug}/posts", headers={"Authorization": f"Bearer {key}"},
                          json={"boardSlug": "features", "title": "Filed by the browser's key", "content": "Hello"}, timeout=10)
     assert made.status_code == 201, made.text

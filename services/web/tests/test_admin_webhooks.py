@@ -159,6 +159,8 @@ def test_a_webhook_added_in_the_browser_gets_its_test_delivery_and_the_pages_rea
     page.get_by_role("button", name="Add the webhook").click()
     route.secrets.append(page.locator("[data-secret]").inner_text().strip())
     assert page.get_by_role("button", name="Copy the secret").is_visible()  # the script shows it
+    page.screenshot(path=str(screenshots() / "admin-webhook-created-light.png"), full_page=True)
+    assert not page_problems(page, "webhook with its new secret")
     assert hooks_of(workspace)[0]["events"] == ["post.created"]
     page.get_by_role("button", name="Send a test event").click()
     page.wait_for_url(re.compile(r"done=test"))
