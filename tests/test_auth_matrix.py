@@ -48,6 +48,7 @@ ACCESS = {
     ("post", "/v1/workspaces/{slug}/posts"): "participant",
     ("get", "/v1/workspaces/{slug}/posts/search"): "public",
     ("get", "/v1/workspaces/{slug}/posts/stats"): "public",
+    ("get", "/v1/workspaces/{slug}/posts/activity"): "manager",  # daily counts, private comments too
     ("get", "/v1/workspaces/{slug}/posts/{postId}"): "public",
     # the team edits and triages any post; its author edits its title and content, and deletes
     # it, within a window (test_delete_edit.py); anonymous callers: 401

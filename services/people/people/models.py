@@ -161,7 +161,8 @@ class AuditEntry(Document):
     data = DictField()
     at = DateTimeField(required=True)
     COLLECTION = "audit_log"
-    meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [("workspace", "-at")]}
+    # A page of the log, newest first: all of it, or the entries of one type.
+    meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [("workspace", "-at"), ("workspace", "type", "-at")]}
 
 
 class Passkey(Document):

@@ -234,8 +234,10 @@ class PeopleRepository(Repository):
             if entry_id is None:
                 raise
 
-    def audit_page(self, slug: str, limit: int, offset: int) -> list[dict]:
-        return list(self.audit.find({"workspace": slug}).sort([("at", -1), ("_id", -1)]).skip(offset).limit(limit))
+    def audit_page(self, slug: str, limit: int, offset: int, type_: str | None = None) -> list[dict]:
+        """Newest first: an index walk by workspace (and type, when asked) in time order."""
+        query = {"workspace": slug, **({"type": type_} if type_ else {})}
+        return list(self.audit.find(query).sort([("at", -1), ("_id", -1)]).skip(offset).limit(limit))
 
 
 class PasskeyRepository:

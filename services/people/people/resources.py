@@ -126,7 +126,8 @@ class AuditLog(Resource):
 
     def on_get(self, req, resp, slug):
         limit, offset = page_params(req, schemas.AUDIT_PAGE)
-        resp.media = self.service.audit_log(req.context.caller, slug, limit, offset)
+        type_ = param(req, "type", schemas.AUDIT_TYPE)
+        resp.media = self.service.audit_log(req.context.caller, slug, limit, offset, type_)
 
 
 # -- OpenID Connect (people.oidc) ------------------------------------------------------------

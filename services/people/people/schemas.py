@@ -1,7 +1,7 @@
 """Request bodies the people service accepts (JSON Schema, strict)."""
 
 from common.validation import array, choice, integer, obj, string
-from people.contract import AUDIT_LIMIT, METHODS, ROLES
+from people.contract import AUDIT_LIMIT, AUDIT_TYPES, METHODS, ROLES
 
 # An address as people type it: something@something.tld, no spaces; at most RFC 5321's 254.
 EMAIL = string(254, 3, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="an email address")
@@ -22,6 +22,7 @@ REDEEM = obj({"token": TOKEN}, required=("token",))
 UPDATE_ME = obj({"name": NAME, "avatarUrl": {"anyOf": [URL, {"type": "null"}]}})
 SIGN_IN_SETTINGS = obj({"endUserMethods": {**array(choice(METHODS)), "uniqueItems": True}})
 AUDIT_PAGE = integer(1, AUDIT_LIMIT[1], AUDIT_LIMIT[0])
+AUDIT_TYPE = choice(AUDIT_TYPES, description="only the entries of this type")
 MEMBERS_PAGE = integer(1, 500, 100)
 # Persons asked for at once by another service (a fan-out asks in batches of this many).
 LOOKUP = obj({"ids": {**array(string(24, 24, pattern=r"^[0-9a-f]{24}$")), "maxItems": 1000}}, required=("ids",))

@@ -572,9 +572,10 @@ class PeopleService:
         return shapes.sign_in_settings(slug, self.repo.sign_in_settings(slug), contract.DEFAULT_END_USER_METHODS,
                                        self.repo.oidc_button(slug))
 
-    def audit_log(self, caller: auth.Caller, slug: str, limit: int, offset: int) -> dict:
+    def audit_log(self, caller: auth.Caller, slug: str, limit: int, offset: int, type_: str | None = None) -> dict:
+        """A page of the audit log, newest first; ``type_``: only the entries of that type."""
         self.workspaces.require_manager(caller, slug)
-        return {"items": [shapes.audit_entry(d) for d in self.repo.audit_page(slug, limit, offset)]}
+        return {"items": [shapes.audit_entry(d) for d in self.repo.audit_page(slug, limit, offset, type_)]}
 
     def record_event(self, event: dict) -> None:
         """An event of another service the audit log keeps (``consumers``), once per event (a

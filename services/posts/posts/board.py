@@ -149,6 +149,20 @@ class Board:
             "moreStalled": len(waiting) > contract.STALLED_MAX,
         }
 
+    def activity(self, caller: auth.Caller, slug: str, days: int) -> dict:
+        """What the workspace's people did each day of the last ``days`` (UTC, today included),
+        oldest first, every day listed: posts written (neither merged away nor deleted), votes
+        cast (still standing) and comments written (not deleted; private ones too): the team's."""
+        auth.require_manager(caller, slug)
+        self.workspaces.get(slug)
+        today = now().replace(hour=0, minute=0, second=0, microsecond=0)
+        since = today - timedelta(days=days - 1)
+        counts = self.repo.activity(slug, since)
+        dates = [(since + timedelta(days=n)).strftime("%Y-%m-%d") for n in range(days)]
+        series = [{"date": d, **{name: counts[name].get(d, 0) for name in contract.ACTIVITY_COUNTS}} for d in dates]
+        totals = {name: sum(day[name] for day in series) for name in contract.ACTIVITY_COUNTS}
+        return {"days": days, "since": dates[0], "totals": totals, "series": series}
+
     def backfill_last_comments(self) -> None:
         """Once per database: give posts written before posts kept their last public comment
         that comment's time and author kind (board statistics find stalled posts by them).

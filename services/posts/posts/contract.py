@@ -155,3 +155,7 @@ SUGGESTION_STATES = (OPEN, ACCEPTED, DISMISSED, SUPERSEDED)
 STATS_TOP = (5, 50)
 STALLED_DAYS = (14, 3650)
 STALLED_MAX = 50
+# Activity (GET /posts/activity, the team's): daily counts over the last days (default,
+# maximum): a bounded number of days, so three grouped index ranges at most a year long.
+ACTIVITY_DAYS = (30, 366)
+ACTIVITY_COUNTS = ("posts", "votes", "comments")

@@ -160,6 +160,7 @@ class Vote(Document):
             {"fields": ["countsFor", "userId"], "unique": True},  # counted once per canonical post
             ("workspace", "userId"),  # a voter's votes, when their companies change
             ("countsFor", "-createdAt"),  # a post's voters, newest first (the team's list)
+            ("workspace", "createdAt"),  # the votes of a period (the team's activity)
         ],
     }
 
@@ -249,7 +250,7 @@ class Comment(Document):
     meta = {
         "db_alias": ALIAS,
         "collection": COLLECTION,
-        "indexes": [("postId", "path")],
+        "indexes": [("postId", "path"), ("workspace", "createdAt")],  # a thread; the comments of a period (activity)
     }
 
 

@@ -36,6 +36,7 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/search", R + "PostSearch", ("GET",), limits={"GET": "search"}),
     # A whole-board aggregation: budgeted like a search, which a visitor could flood too.
     Route("/workspaces/{slug}/posts/stats", R + "PostStats", ("GET",), limits={"GET": "search"}),
+    Route("/workspaces/{slug}/posts/activity", R + "PostActivity", ("GET",), limits={"GET": "search"}),
     Route("/workspaces/{slug}/posts/{postId}", R + "PostItem", ("GET", "PATCH", "DELETE"), limits={"DELETE": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/merge", R + "Merge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),

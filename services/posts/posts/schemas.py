@@ -143,3 +143,4 @@ STALLED_DAYS = integer(
 STATS_TOP = integer(1, contract.STATS_TOP[1], contract.STATS_TOP[0], description="how many most voted and newest posts")
 COMMENTS_LIMIT = integer(1, contract.COMMENTS_LIMIT[1], contract.COMMENTS_LIMIT[0])
 ROADMAP_LIMIT = integer(1, contract.ROADMAP_LIMIT[1], contract.ROADMAP_LIMIT[0], description="items per column")
+ACTIVITY_DAYS = integer(1, contract.ACTIVITY_DAYS[1], contract.ACTIVITY_DAYS[0], description="days back, today (UTC) included")
