@@ -153,6 +153,30 @@ def test_the_statuses_page_adds_recolours_moves_and_deletes(stack, boarded):
     assert r.status_code == 404 and "not found" in alert_of(r.text)
 
 
+def test_a_spent_search_budget_leaves_the_counts_unknown_and_delete_to_the_api():
+    """In process: the boards page counts each board's posts with a statistics call, which the
+    gateway budgets like a search; past it (429) the page still shows, the counts unknown."""
+    from types import SimpleNamespace
+
+    from web.admin.boards import BoardsSection
+    from web.api import ApiError
+
+    board = {"id": "b1", "slug": "ideas", "name": "Ideas", "description": "", "position": 0, "archived": False}
+
+    def call(visitor, method, path, query=None, payload=None):
+        if path == "/boards":
+            return {"items": [dict(board)]}
+        raise ApiError(429, "too many searches")
+
+    site = SimpleNamespace(_call=call, _common=lambda visitor: {"base": "/b/acme", "visitor": visitor})
+    visitor = SimpleNamespace(is_manager=True, is_owner=False, slug="acme")
+    page = BoardsSection(site).show(visitor, {})
+    assert page.context["boards"][0]["posts"] is None
+    site._call = lambda *a, **k: (_ for _ in ()).throw(ApiError(503, "down")) if a[2] != "/boards" else {"items": [dict(board)]}
+    with pytest.raises(ApiError):
+        BoardsSection(site).show(visitor, {})
+
+
 # -- in a browser ------------------------------------------------------------------------------
 
 
