@@ -71,6 +71,7 @@ ACCESS = {
     # the suggested-duplicate queue are the team's
     ("get", "/v1/workspaces/{slug}/triage"): "public",
     ("put", "/v1/workspaces/{slug}/triage"): "manager",
+    ("post", "/v1/workspaces/{slug}/triage/preview"): "manager",
     ("get", "/v1/workspaces/{slug}/suggestions"): "manager",
     ("post", "/v1/workspaces/{slug}/suggestions/{suggestionId}/accept"): "manager",
     ("post", "/v1/workspaces/{slug}/suggestions/{suggestionId}/dismiss"): "manager",

@@ -125,6 +125,7 @@ MAX_TAGS, MAX_FIELDS, MAX_OPTIONS = 100, 50, 100
 KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 FORMULA_MAX = 500
+PREVIEW_LIMIT = (10, 50)  # posts a formula's preview ranks: default, most
 TEAM_SORTS = ("revenue", SCORE_SORT)  # an order by customers' spend (a score may weigh it) would tell others what it is
 DEFAULT_SORT = "newest"
 

@@ -49,6 +49,8 @@ ROUTES = [
     # A save rescores every post of the workspace (posts.scores): a handful a minute for the
     # whole team, where a manager key's own budget would let it save 1,200 times.
     Route("/workspaces/{slug}/triage", R + "Triage", ("GET", "PUT"), budgets={"PUT": TRIAGE_SAVES}),
+    # A preview scores every post of the workspace (nothing written): budgeted like a search.
+    Route("/workspaces/{slug}/triage/preview", R + "TriagePreview", ("POST",), limits={"POST": "search"}),
     Route("/workspaces/{slug}/suggestions", R + "SuggestionList", ("GET",)),
     Route("/workspaces/{slug}/suggestions/{suggestionId}/accept", R + "SuggestionAccept", ("POST",)),
     Route("/workspaces/{slug}/suggestions/{suggestionId}/dismiss", R + "SuggestionDismiss", ("POST",)),

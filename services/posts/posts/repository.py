@@ -455,6 +455,12 @@ class PostRepository(Repository):
         query = {"workspace": slug, "_id": {"$gt": after}}
         return list(self.posts.find(query, projection=SCORED, sort=[("_id", 1)], limit=limit))
 
+    def scoring_candidates(self, slug: str) -> Cursor:
+        """Every post of the workspace that is not merged, with what a score is computed from
+        and its title (a formula's preview: streamed, nothing kept but the best few)."""
+        return self.posts.find({"workspace": slug, "mergedInto": None, "deletedAt": None}, projection={**SCORED, "title": 1},
+                               batch_size=1000)
+
     # -- suggested duplicates (posts.suggestions) -------------------------------------------
 
     def suggest(self, docs: list[dict]) -> int:

@@ -69,6 +69,13 @@ class Triage(Resource):
         resp.media = self.service.save_triage(req.context.caller, slug, media(req))
 
 
+class TriagePreview(Resource):
+    """POST /v1/workspaces/{slug}/triage/preview: the posts a score formula would rank first, unsaved."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.service.preview_triage(req.context.caller, slug, media(req))
+
+
 class SuggestionList(Resource):
     """GET /v1/workspaces/{slug}/suggestions: suspected duplicates for the team, newest first."""
 

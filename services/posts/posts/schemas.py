@@ -79,6 +79,15 @@ TRIAGE = obj(
     },
     required=("tags", "fields"),
 )
+# An unsaved score formula tried on the workspace's posts (POST /triage/preview; posts.triage).
+TRIAGE_PREVIEW = obj(
+    {
+        "scoreFormula": {"type": ["string", "null"], "maxLength": contract.FORMULA_MAX,
+                         "description": "the formula to try, over the saved fields (as in PUT /triage); null: the vote count; "
+                                        "absent: the saved formula"},
+        "limit": integer(1, contract.PREVIEW_LIMIT[1], contract.PREVIEW_LIMIT[0]),
+    }
+)
 MERGE = obj(
     {"intoPostId": string(64, 1, description="the canonical post's id (an unknown or malformed one is 404)")},
     required=("intoPostId",),

@@ -10,6 +10,8 @@ repository's; a change others should hear of commits in one unit of work with it
 
 from __future__ import annotations
 
+import heapq
+
 from bson import ObjectId
 from bson.errors import InvalidId
 
@@ -361,6 +363,24 @@ class PostService:
             return settings
 
         return self.repo.unit_of_work(work, hot_key=f"triage {slug}").shown(True)
+
+    def preview_triage(self, caller: auth.Caller, slug: str, body) -> dict:
+        """The posts a score formula would rank first, before it is saved: the formula (the saved
+        one when the body names none) over the saved fields, checked as a save checks it (400
+        naming ``scoreFormula``), computed for every post of the workspace that is not merged
+        (as the team's list sorted by score shows them); nothing is written."""
+        auth.require_manager(caller, slug)
+        fields = check(body, schemas.TRIAGE_PREVIEW)
+        self.workspaces.get(slug)
+        saved = self.scores.settings(slug)
+        text_ = fields["scoreFormula"] if "scoreFormula" in fields else saved.formula_text
+        settings = triage.Settings(version=saved.version, tags=saved.tags, fields=saved.fields,
+                                   formula_text=(text_ or "").strip() or None)
+        limit = int(fields.get("limit", contract.PREVIEW_LIMIT[0]))  # JSON Schema's integer: 38.0 too
+        ranked = heapq.nlargest(limit, ((settings.formula.score(settings.values(d)), d["_id"], d)
+                                        for d in self.repo.scoring_candidates(slug)), key=lambda t: (t[0], t[1]))
+        return {"scoreFormula": settings.formula_text,
+                "items": [shapes.preview_item(doc, score) for score, _, doc in ranked]}
 
 
 def new_post(slug: str, board_id: str, title: str, content: str, status: str, caller: auth.Caller, **vector) -> dict:

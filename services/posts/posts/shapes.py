@@ -167,6 +167,14 @@ def roadmap_entry(doc: dict) -> dict:
     return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0)}
 
 
+def preview_item(doc: dict, score: float) -> dict:
+    """A post in a formula's preview (the team's): the score the formula tried gives it, beside
+    the score it has now (the saved formula's) and what both are computed from."""
+    return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0),
+            "revenue": from_cents(doc.get("revenueCents", 0)), "score": round(score, 4),
+            "currentScore": round(doc["score"], 4) if doc.get("score") is not None else float(doc.get("voteCount", 0))}
+
+
 def suggestion(doc: dict, posts: dict, ws: Snapshot) -> dict:
     """A suggested duplicate as the team sees it: both posts (null once deleted), how similar."""
     def brief_of(post_id: str) -> dict | None:

@@ -31,6 +31,8 @@ NAVIGATION = [
     Entry("/authentication", "Sign-in", owner_only=True),
     Entry("/queue", "Moderation queue"),
     Entry("/duplicates", "Duplicates"),
+    Entry("/changelog", "Changelog"),
+    Entry("/triage", "Triage"),
     Entry("/api-keys", "API keys"),
     Entry("/webhooks", "Webhooks"),
     Entry("/team", "Team"),

@@ -209,4 +209,16 @@
       input.reportValidity();
     });
   });
+  // Admin, triage: the add-field form shows the inputs of the chosen type only (without this
+  // file it shows them all, each labelled with the types it is for).
+  var fieldType = document.getElementById("field-type");
+  if (fieldType) {
+    var showTypeInputs = function () {
+      document.querySelectorAll("[data-for-types]").forEach(function (el) {
+        el.hidden = el.dataset.forTypes.split(" ").indexOf(fieldType.value) < 0;
+      });
+    };
+    fieldType.addEventListener("change", showTypeInputs);
+    showTypeInputs();
+  }
 })();
