@@ -358,7 +358,9 @@ def test_api_key_names_its_workspace_and_role(api, workspace, role):
         "revokedAt": None,
         "expiresAt": None,
         "parentKeyId": api.get("/api-key", key=workspace.key).json()["id"],
+        "lastUsedAt": r.json()["lastUsedAt"],
     }
+    assert created["lastUsedAt"] is None and r.json()["lastUsedAt"] >= created["createdAt"]  # this very call used it
 
 
 def test_api_key_refuses_what_is_not_a_workspace_key(api, admin_token, workspace):
@@ -378,7 +380,8 @@ def test_a_grant_through_the_gateway_then_401_once_expired(api, stack, workspace
     r = api.post(f"{workspace.path}/api-keys", key=workspace.key, json={"name": "board session", "expiresInSeconds": 60})
     assert r.status_code == 201, r.text
     grant = r.json()
-    assert set(grant) == {"id", "name", "role", "prefix", "createdAt", "revokedAt", "expiresAt", "parentKeyId", "key"}
+    assert set(grant) == {"id", "name", "role", "prefix", "createdAt", "revokedAt", "expiresAt", "parentKeyId", "lastUsedAt",
+                          "key"}
     parent = api.get("/api-key", key=workspace.key).json()
     assert grant["parentKeyId"] == parent["id"] and grant["role"] == "manager"
     ends = datetime.fromisoformat(grant["expiresAt"].replace("Z", "+00:00"))

@@ -430,7 +430,10 @@ def test_a_grant_expires_names_its_parent_and_is_listed(context, slug):
     assert before + timedelta(seconds=600) <= expires <= now() + timedelta(seconds=600)
     assert grant["expiresAt"].endswith("Z") and len(grant["expiresAt"]) == len("2025-01-01T00:00:00.000Z")
     listed = {k["id"]: k for k in context.service.api_keys(ADMIN, slug)["items"]}
-    assert listed[grant["id"]] == {k: v for k, v in grant.items() if k != "key"}
+    # as created, but for its last use: making its caller (``new_key``) was one
+    assert {k: v for k, v in listed[grant["id"]].items() if k != "lastUsedAt"} == {
+        k: v for k, v in grant.items() if k not in ("key", "lastUsedAt")}
+    assert grant["lastUsedAt"] is None and listed[grant["id"]]["lastUsedAt"] is not None
     assert listed[parent["id"]]["expiresAt"] is None and listed[parent["id"]]["parentKeyId"] is None
     assert context.service.identify({"workspace": slug, "apiKey": grant["key"]})["key_id"] == grant["id"]
 
