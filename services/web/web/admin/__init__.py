@@ -35,5 +35,7 @@ NAVIGATION = [
     Entry("/triage", "Triage"),
     Entry("/api-keys", "API keys"),
     Entry("/webhooks", "Webhooks"),
+    Entry("/domain", "Custom domain"),
+    Entry("/audit", "Audit log"),
     Entry("/team", "Team"),
 ]

@@ -221,4 +221,10 @@
     fieldType.addEventListener("change", showTypeInputs);
     showTypeInputs();
   }
+  // Admin: a form that undoes something (data-confirm) asks first; without this file it sends at once.
+  document.querySelectorAll("form[data-confirm]").forEach(function (f) {
+    f.addEventListener("submit", function (event) {
+      if (!window.confirm(f.dataset.confirm)) event.preventDefault();
+    });
+  });
 })();
