@@ -131,20 +131,26 @@ def _describe_http_error(req, ex: falcon.HTTPError) -> str:
     return ex.description or ex.title
 
 
+def _json_answer(resp, status, body: dict) -> None:
+    """An error's JSON answer, whatever the responder had begun (a page that set an HTML type
+    before it failed would otherwise have its error body refused by Falcon as a 415)."""
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = body
+
+
 def _handle_feedback_error(req, resp, ex: FeedbackError, params):
-    resp.status = ex.status
     for name, value in ex.headers.items():
         resp.set_header(name, value)
     # A refusal of the request's validation lists every field's problem besides the one line
     # (``errors``); every other refusal is ``{"error"}`` alone (docs/architecture.md, status 400).
-    resp.media = {"error": ex.message} if ex.errors is None else {"error": ex.message, "errors": ex.errors}
+    _json_answer(resp, ex.status, {"error": ex.message} if ex.errors is None else {"error": ex.message, "errors": ex.errors})
 
 
 def _handle_database_down(req, resp, ex: PyMongoError, params):
     log.warning("database unavailable: %s", ex)
-    resp.status = falcon.HTTP_503
     resp.set_header("Retry-After", "1")
-    resp.media = {"error": "database unavailable, try again shortly"}
+    _json_answer(resp, falcon.HTTP_503, {"error": "database unavailable, try again shortly"})
 
 
 def _handle_unexpected(req, resp, ex: Exception, params):
@@ -152,8 +158,7 @@ def _handle_unexpected(req, resp, ex: Exception, params):
         raise ex  # Falcon's own errors keep their status; the serializer shapes the body.
     request_id = req.context.get("request_id", "")
     log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
-    resp.status = falcon.HTTP_500
-    resp.media = {"error": f"internal error (request id {request_id})"}
+    _json_answer(resp, falcon.HTTP_500, {"error": f"internal error (request id {request_id})"})
 
 
 class Health:

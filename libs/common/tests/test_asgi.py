@@ -63,6 +63,8 @@ class Refuses:
             raise Conflict("that name is taken")
         if kind == "api":
             raise ApiError(429, "too many requests from this address")
+        if kind == "page-bug":  # a page that failed after choosing its type (a template's error)
+            resp.content_type = falcon.MEDIA_HTML
         raise RuntimeError("a bug")
 
 
@@ -180,8 +182,9 @@ def test_every_refusal_is_one_json_shape(front):
     assert (get("with=domain").status_code, get("with=domain").json) == (409, {"error": "that name is taken"})
     limited = get("with=api")
     assert (limited.status_code, limited.json) == (429, {"error": "too many requests from this address"}), "the API's refusal, as it came"
-    bug = get("with=bug")
-    assert bug.status_code == 500 and bug.json == {"error": f"internal error (request id {bug.headers['X-Request-Id']})"}
+    for query in ("with=bug", "with=page-bug"):
+        bug = get(query)
+        assert bug.status_code == 500 and bug.json == {"error": f"internal error (request id {bug.headers['X-Request-Id']})"}
     missing = front.simulate_get("/nope", headers=signed("GET", "/nope"))
     assert (missing.status_code, missing.json) == (404, {"error": "no such path: /nope"})
     wrong = front.simulate_delete("/echo", headers=signed("DELETE", "/echo"))
