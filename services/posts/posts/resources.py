@@ -110,19 +110,19 @@ class PostStats(Resource):
         resp.media = self.board.stats(req.context.caller, slug, board, stalled_days, top)
 
 
-class PostItem(Resource):
-    def on_get(self, req, resp, slug, postId):
-        resp.media = self.service.get(req.context.caller, slug, postId)
-
-    def on_patch(self, req, resp, slug, postId):
-        resp.media = self.service.update(req.context.caller, slug, postId, media(req))
-
 class PostActivity(Resource):
     """GET /v1/workspaces/{slug}/posts/activity: posts, votes and comments a day (the team's)."""
 
     def on_get(self, req, resp, slug):
         resp.media = self.board.activity(req.context.caller, slug, param(req, "days", schemas.ACTIVITY_DAYS))
 
+
+class PostItem(Resource):
+    def on_get(self, req, resp, slug, postId):
+        resp.media = self.service.get(req.context.caller, slug, postId)
+
+    def on_patch(self, req, resp, slug, postId):
+        resp.media = self.service.update(req.context.caller, slug, postId, media(req))
 
     def on_delete(self, req, resp, slug, postId):
         self.service.delete(req.context.caller, slug, postId)
