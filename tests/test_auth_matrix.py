@@ -86,6 +86,7 @@ ACCESS = {
     # webhooks
     ("get", "/v1/workspaces/{slug}/webhooks"): "manager",
     ("post", "/v1/workspaces/{slug}/webhooks"): "manager",
+    ("get", "/v1/workspaces/{slug}/webhooks/event-types"): "manager",
     ("get", "/v1/workspaces/{slug}/webhooks/{webhookId}"): "manager",
     ("patch", "/v1/workspaces/{slug}/webhooks/{webhookId}"): "manager",
     ("delete", "/v1/workspaces/{slug}/webhooks/{webhookId}"): "manager",
@@ -96,7 +97,6 @@ ACCESS = {
     ("post", "/v1/workspaces/{slug}/webhooks/{webhookId}/deliveries/{deliveryId}/resend"): "manager",
     # domains
     ("get", "/v1/workspaces/{slug}/domain"): "manager",
-    ("get", "/v1/workspaces/{slug}/webhooks/event-types"): "manager",
     ("put", "/v1/workspaces/{slug}/domain"): "manager",
     ("delete", "/v1/workspaces/{slug}/domain"): "manager",
     ("post", "/v1/workspaces/{slug}/domain/verify"): "manager",

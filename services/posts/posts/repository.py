@@ -512,12 +512,6 @@ class PostRepository(Repository):
         ]
         return next(self.posts.aggregate(pipeline))
 
-    def awaiting_reply(self, slug: str, listed_only: bool, board_id: str | None, before, limit: int) -> list[dict]:
-        """Posts whose last public comment is a non-team member's, written before ``before``,
-        oldest first (an index range: the stalled posts' indexes in models.Post)."""
-        query = {**self._seen_by(slug, listed_only, board_id), "lastCommentByTeam": False, "lastCommentAt": {"$lt": before}}
-        return list(self.posts.find(query, projection=BRIEF, sort=[("lastCommentAt", 1), ("_id", 1)], limit=limit))
-
     def activity(self, slug: str, since) -> dict:
         """``{posts|votes|comments: {"YYYY-MM-DD": n}}``: what was created on each day (UTC) since
         ``since``: the posts neither merged nor deleted, every vote, every comment not deleted
@@ -528,6 +522,12 @@ class PostRepository(Repository):
                   "comments": (self.comments, {**period, "deletedAt": None})}
         return {name: {g["_id"]: g["n"] for g in collection.aggregate([{"$match": match}, day])}
                 for name, (collection, match) in ranges.items()}
+
+    def awaiting_reply(self, slug: str, listed_only: bool, board_id: str | None, before, limit: int) -> list[dict]:
+        """Posts whose last public comment is a non-team member's, written before ``before``,
+        oldest first (an index range: the stalled posts' indexes in models.Post)."""
+        query = {**self._seen_by(slug, listed_only, board_id), "lastCommentByTeam": False, "lastCommentAt": {"$lt": before}}
+        return list(self.posts.find(query, projection=BRIEF, sort=[("lastCommentAt", 1), ("_id", 1)], limit=limit))
 
     def last_comments_backfilled(self) -> bool:
         return self.posts.find_one({"_id": LAST_COMMENTS_BACKFILLED}, projection={"_id": 1}) is not None

@@ -149,7 +149,7 @@ STALLED_DAYS = integer(
     0, contract.STALLED_DAYS[1], contract.STALLED_DAYS[0],
     description="a post is stalled when its last public comment is a non-team member's and older than this",
 )
+ACTIVITY_DAYS = integer(1, contract.ACTIVITY_DAYS[1], contract.ACTIVITY_DAYS[0], description="days back, today (UTC) included")
 STATS_TOP = integer(1, contract.STATS_TOP[1], contract.STATS_TOP[0], description="how many most voted and newest posts")
 COMMENTS_LIMIT = integer(1, contract.COMMENTS_LIMIT[1], contract.COMMENTS_LIMIT[0])
 ROADMAP_LIMIT = integer(1, contract.ROADMAP_LIMIT[1], contract.ROADMAP_LIMIT[0], description="items per column")
-ACTIVITY_DAYS = integer(1, contract.ACTIVITY_DAYS[1], contract.ACTIVITY_DAYS[0], description="days back, today (UTC) included")

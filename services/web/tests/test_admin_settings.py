@@ -71,6 +71,8 @@ def test_an_owner_changes_the_settings_without_javascript(stack, workspace):
     board = Visitor(stack.url, workspace.slug)
     assert "Acme Ideas" in board.get().text and 'data-theme="dark"' in board.get().text
     assert "--primary: #0f766e" in board.get("/theme.css").text
+    # The stylesheet's address names the colour: browsers that kept the old one fetch the new at once.
+    assert f'href="/b/{workspace.slug}/theme.css?v=0f766e"' in board.get().text
     assert owner.get("/admin/settings?done=<script>").text.count("<script>") == shown.text.count("<script>")
 
     # a colour white text cannot be read on: saved, with the warning on the page

@@ -67,19 +67,6 @@
         function () { if (said) said.textContent = "Could not copy: select the text and copy it."; });
     });
   });
-  // A secret shown once (a new API key, a webhook's signing secret): a Copy button beside it.
-  // Without JavaScript the button stays hidden and the secret is selectable text.
-  document.querySelectorAll("button[data-copy]").forEach(function (button) {
-    var secret = document.getElementById(button.dataset.copy);
-    var said = button.parentNode.querySelector("[data-copied]");
-    if (!secret || !navigator.clipboard) return;
-    button.hidden = false;
-    button.addEventListener("click", function () {
-      navigator.clipboard.writeText(secret.textContent.trim()).then(
-        function () { if (said) said.textContent = "Copied."; },
-        function () { if (said) said.textContent = "Could not copy: select the text and copy it."; });
-    });
-  });
   // Filters: apply on change.
   document.querySelectorAll("form.filters select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
