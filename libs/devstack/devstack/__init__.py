@@ -475,7 +475,8 @@ Create a workspace and get its manager API key:
        -d '{{"slug": "acme", "name": "Acme"}}'
 
 Then get yourself in as its first owner (the invitation is mailed and its link printed; opening it
-signs you in on the board; use http://localhost:{stack.gateway_port} for passkeys):
+signs you in and leads through a short setup to your board, the admin area at /b/acme/admin; use
+http://localhost:{stack.gateway_port} for passkeys):
   .venv/bin/feedback invite --workspace acme --email you@example.com --base-url {stack.url}
 
 Press Ctrl-C to stop everything.
