@@ -335,9 +335,13 @@ class OidcSignIn:
         return tokens
 
     def _check_url(self, url: str, what: str) -> None:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+            hostname = parts.hostname
+        except ValueError:  # e.g. an unclosed "[" of an IPv6 address, a port that is no number
+            raise ProviderError(f"{what} must be an https URL") from None
         allowed = ("https", "http") if self.config.oidc_allow_http else ("https",)
-        if parts.scheme not in allowed or not parts.hostname:
+        if parts.scheme not in allowed or not hostname:
             raise ProviderError(f"{what} must be an https URL")
 
     def _vet(self, url: str, what: str) -> None:

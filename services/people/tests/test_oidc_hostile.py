@@ -190,6 +190,14 @@ def test_an_issuer_on_an_internal_address_is_refused_before_any_request(workspac
     assert workspace.api.get(f"{workspace.path}/oidc", key=workspace.key).json()["configured"] is False
 
 
+def test_an_issuer_that_is_no_url_is_refused(workspace):
+    """What urlsplit cannot read (an unclosed IPv6 bracket, a port that is no number) is a 400
+    naming the issuer, not a 500 (found by the conformance run)."""
+    message = assert_error(configure(workspace, "http://[::1"), 400)
+    assert message == "issuer: the issuer must be an https URL", message
+    assert "not a valid URL" in assert_error(configure(workspace, "https://idp.example:port/"), 400)
+
+
 def test_endpoints_inside_the_network_are_refused_when_configured(workspace, provider, key):
     issuer = provider.serve_oidc(key)
     provider.discovery["token_endpoint"] = "http://127.0.0.2:8000/token"
