@@ -160,6 +160,13 @@ def test_published_events_match_their_declared_schemas(stack, api, workspace):
     assert api.patch(f"{ws.path}/posts/{a}", key=key, json={"title": "Dark mode!", "statusSlug": "planned"}).status_code == 200
     assert api.post(f"{ws.path}/posts/{a}/merge", key=key, json={"intoPostId": b}).status_code == 200
     assert api.post(f"{ws.path}/posts/{a}/unmerge", key=key).status_code == 200
+    said = api.post(f"{ws.path}/posts/{a}/comments", user=user, json={"content": "Me too"})
+    assert said.status_code == 201, said.text
+    comment = f"{ws.path}/posts/{a}/comments/{said.json()['id']}"
+    assert api.patch(comment, user=user, json={"content": "Me too, on iOS"}).status_code == 200
+    assert api.delete(comment, key=key).status_code == 204
+    gone = api.post(f"{ws.path}/posts", key=key, json={"boardSlug": "features", "title": "A mistake", "content": "x"})
+    assert api.delete(f"{ws.path}/posts/{gone.json()['id']}", key=key).status_code == 204
     r = api.put(f"{ws.path}/triage", key=key, json={"tags": [{"slug": "ux", "name": "UX", "color": "#2563eb"}], "fields": [],
                                                        "scoreFormula": "votes * 2"})
     assert r.status_code == 200, r.text

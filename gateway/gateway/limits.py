@@ -104,6 +104,12 @@ def open_storage(uri: str, database: str) -> Storage:
     return storage_from_string(uri)
 
 
+# A budget of fewer requests than this a window is counted in the store on every request:
+# exact across processes. A small budget is spent slowly, so the store's round trip costs little,
+# and what another process has not synced yet would be a large share of it.
+LOCAL_MIN_QUOTA = 20
+
+
 class Budgets:
     """Sliding-window counters in a shared store (the ``limits`` library's sliding window
     counter: this window's count plus the previous window's, weighted by how much of it still
@@ -114,8 +120,9 @@ class Budgets:
     sends its counts to the store in the background (every ``sync_seconds``: one bulk write and
     one read of everything spent since, and nothing at all while no request comes), reading back
     what every process spent. A request near the end (the last ``margin`` of the quota, at least
-    one request) or the first of a window this process has not seen counts in the store before
-    it is answered, as every request used to: the verdicts that refuse are exact. What other
+    one request), the first of a window this process has not seen, and every request of a small
+    budget (under ``LOCAL_MIN_QUOTA``) count in the store before they are answered, as every request
+    used to: the verdicts that refuse are exact. What other
     processes spent in the last ``sync_seconds`` may be unseen, so a budget can be overshot by
     what they spend in that time beyond the margin (docs/architecture.md, "Budgets")."""
 
@@ -172,11 +179,13 @@ class Budgets:
         ]
 
     def _spend_here(self, checks, windows, lifetimes: dict[str, float], amount: int, now: float) -> dict[str, int] | None:
-        """Counted in this process, if every budget is known here and far from its end; else
-        None (nothing spent): the caller counts in the store."""
+        """Counted in this process, if every budget is known here, far from its end and not a
+        small one; else None (nothing spent): the caller counts in the store."""
         with self._lock:
             counts = {}
             for (_, _, limit), (current, previous, start) in zip(checks, windows):
+                if limit.quota < LOCAL_MIN_QUOTA:
+                    return None
                 if current not in self._stored or previous not in self._stored:
                     return None
                 counts[current] = self._stored[current] + self._pending.get(current, 0) + amount

@@ -181,7 +181,8 @@ def test_the_suggestion_queue_accept_and_dismiss(page, site, workspace):
     dark = next(s for s in suggestions if "ark mode" in s["post"]["title"])
     accept_invitation(page, invite(workspace, "browser-dedupe@example.com"))
     page.goto(site)
-    page.get_by_role("link", name="Duplicates").click()
+    page.get_by_role("link", name="Admin", exact=True).click()
+    page.get_by_role("navigation", name="Admin").get_by_role("link", name="Duplicates").click()
     page.wait_for_url(re.compile(r"/admin/duplicates$"))
     assert page.locator("li.suggestion").count() == 2
     item = page.locator(f'li[data-suggestion-id="{csv["id"]}"]')
