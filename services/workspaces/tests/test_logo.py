@@ -1,5 +1,5 @@
 """A workspace's uploaded logo through the gateway: what is accepted (type, size, dimensions,
-the bytes matching the declared type), SVG refused, who may upload and remove it, and how it
+the bytes matching the declared type), SVG kept only as cleaned, who may upload and remove it, and how it
 is served (public, cached with an ETag, 304, nosniff and a CSP)."""
 
 from __future__ import annotations
@@ -63,9 +63,29 @@ def test_an_etag_names_the_content_and_a_current_copy_is_304(workspace):
     assert changed.status_code == 200 and changed.headers["ETag"] != tag
 
 
-def test_types_other_than_png_jpeg_webp_are_refused_and_svg_too(workspace):
+def test_an_svg_is_kept_only_as_cleaned(workspace):
+    """Scripts, handlers, foreign objects, styles and links out of the file are dropped; what
+    draws is kept; a document that is no SVG, or declares entities, is refused."""
+    hostile = SVG.replace(b"</svg>", b'<foreignObject><p>x</p></foreignObject><a href="javascript:alert(3)"><circle r="2"/></a>'
+                                     b'<path d="M0 0" fill="url(https://tracker.example/p)" style="x"/>'
+                                     b'<use href="https://elsewhere.example/a.svg#b"/><use href="#own"/></svg>')
+    r = upload(workspace, hostile, "image/svg+xml")
+    assert r.status_code == 200, r.text
+    served = workspace.api.get(f"{workspace.path}/logo")
+    assert served.headers["Content-Type"] == "image/svg+xml"
+    assert served.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'"
+    body = served.text
+    for gone in ("onload", "script", "alert", "foreignObject", "javascript", "tracker.example", "elsewhere.example", "style="):
+        assert gone not in body, (gone, body)
+    assert '<rect width="32" height="32" fill="red" />' in body and 'href="#own"' in body
+    for refused in (b"<html/>", b"not xml at all", b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY a "b">]>'
+                    b'<svg xmlns="http://www.w3.org/2000/svg">&a;</svg>'):
+        assert "image/svg+xml" in assert_error(upload(workspace, refused, "image/svg+xml"), 400)
+
+
+def test_types_other_than_png_jpeg_webp_svg_are_refused(workspace):
     for content_type, data in (("image/gif", b"GIF89a" + b"\0" * 40), ("text/plain", b"hello"),
-                               ("application/json", b"{}"), ("image/svg+xml", SVG)):
+                               ("application/json", b"{}")):
         message = assert_error(upload(workspace, data, content_type), 415)
         assert "image/png" in message
     assert workspace.api.get(workspace.path).json()["logo"] is None
@@ -103,7 +123,7 @@ def test_the_service_refuses_past_512_kib_whatever_the_gateway_lets_through():
 
     with pytest.raises(PayloadTooLarge, match="512 KiB"):
         logos.checked("image/png", b"\x89PNG" + b"\0" * (512 * 1024))
-    assert logos.checked("image/png", image()) == "image/png"
+    assert logos.checked("image/png", image()) == ("image/png", image())
 
 
 def test_only_the_team_uploads_or_removes_and_removing_forgets_it(workspace, other_workspace):

@@ -126,8 +126,7 @@ SSO_GENERATED_BYTES = 32
 # GET /v1/workspaces/{slug}/logo, which the workspace's ``logo`` then names (with ``?v=`` its
 # content's hash, so a browser fetches a new logo at once). SVG is refused: it is a document
 # that can carry scripts, and no XML parser safe against hostile input is installed to clean it.
-LOGO_TYPES = ("image/png", "image/jpeg", "image/webp")
-LOGO_REFUSED_TYPES = ("image/svg+xml",)
+LOGO_TYPES = ("image/png", "image/jpeg", "image/webp", "image/svg+xml")
 LOGO_MAX_BYTES = 512 * 1024  # the gateway's MAX_BODY_BYTES (256 KiB by default) applies first
 LOGO_MIN_PIXELS = 16  # each side, raster images
 LOGO_MAX_PIXELS = 1024

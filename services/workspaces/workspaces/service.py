@@ -113,8 +113,7 @@ class WorkspaceService:
         workspace, whose ``logo`` is where it is served, with its hash as ``?v=``."""
         auth.require_manager(caller, slug)
         self._workspace(slug)
-        data = body()
-        kind = logos.checked(content_type, data)
+        kind, data = logos.checked(content_type, body())
         digest = logos.digest(data)
         logo = {"contentType": kind, "data": data, "hash": digest, "updatedAt": now()}
         url = f"{self.public_base_url}/v1/workspaces/{slug}/logo?v={digest[:12]}"

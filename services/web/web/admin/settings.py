@@ -29,7 +29,7 @@ FLAGS = (
     ("anonComment", "Anyone may comment without signing in"),
     ("authorVotes", "A new idea's author votes for it"),
 )
-LOGO_TYPES = "image/png,image/jpeg,image/webp"
+LOGO_TYPES = "image/png,image/jpeg,image/webp,image/svg+xml"
 LOGO_MAX_BYTES = 512 * 1024  # the workspaces service's limit
 FORM_OVERHEAD = 2048  # a multipart form's boundaries, headers and CSRF field beside the file
 # What a redirect's ``?done=`` says: only these (the query never puts text of its own on the page).
