@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 import nh3
@@ -57,6 +59,69 @@ def _clean(html: str) -> Markup:
     return Markup(clean)
 
 
+HUES = 12  # the generated avatars' colours: classes hue-0 .. hue-11 in site.css
+
+
+def _parse(iso: str | None) -> datetime | None:
+    try:
+        when = datetime.fromisoformat((iso or "").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def relative(iso: str | None, now: datetime | None = None) -> str:
+    """``iso`` (an API timestamp) as people say it: "just now", "5 minutes ago", "3 days ago",
+    "2 months ago"; a time that cannot be read as itself (its day), a time ahead as "just now"."""
+    when = _parse(iso)
+    if when is None:
+        return (iso or "")[:10]
+    seconds = ((now or datetime.now(timezone.utc)) - when).total_seconds()
+    for limit, unit, size in ((3600, "minute", 60), (86400, "hour", 3600), (30 * 86400, "day", 86400),
+                              (365 * 86400, "month", 30 * 86400), (float("inf"), "year", 365 * 86400)):
+        if seconds < limit:
+            n = int(seconds // size)
+            if n < 1:
+                return "just now" if unit == "minute" else f"1 {unit} ago"
+            return f"{n} {unit}{'' if n == 1 else 's'} ago"
+    return (iso or "")[:10]  # pragma: no cover
+
+
+def exact(iso: str | None) -> str:
+    """``iso`` as a reader's exact time: "2026-11-27 14:25 UTC"."""
+    when = _parse(iso)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if when else (iso or "")
+
+
+def initials(name: str | None) -> str:
+    """One or two letters for a generated avatar: the first letters of the first and last words."""
+    words = [w for w in (name or "").replace("@", " ").replace(".", " ").split() if w[0].isalnum()]
+    if not words:
+        return "?"
+    letters = words[0][0] + (words[-1][0] if len(words) > 1 else "")
+    return letters.upper()
+
+
+def hue(name: str | None) -> int:
+    """A colour class number (0 .. HUES - 1) that the same name always gets."""
+    return int.from_bytes(hashlib.sha256((name or "").encode()).digest()[:2], "big") % HUES
+
+
+def https_url(url: str | None) -> str | None:
+    """``url`` when it is an absolute https:// address (an avatar image); else None, so no
+    relative or other-scheme address makes a viewer's browser send a request."""
+    if isinstance(url, str) and url[:8].lower() == "https://" and urlsplit(url).netloc and not any(c.isspace() for c in url):
+        return url
+    return None
+
+
+def hex_color(value: str | None) -> str | None:
+    """``value`` when it is a ``#rrggbb`` colour (a status colour written into an SVG fill)."""
+    if isinstance(value, str) and len(value) == 7 and value[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in value[1:]):
+        return value
+    return None
+
+
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("web", "templates"),
@@ -70,4 +135,10 @@ def environment() -> Environment:
     env.filters["day"] = lambda iso: (iso or "")[:10]
     env.filters["month"] = shapes.month
     env.filters["number"] = shapes.number
+    env.filters["relative"] = relative
+    env.filters["exact"] = exact
+    env.filters["initials"] = initials
+    env.filters["hue"] = hue
+    env.filters["https_url"] = https_url
+    env.filters["hex_color"] = hex_color
     return env

@@ -85,6 +85,20 @@ class Visitor:
         return self.me.get("name") or self.me.get("email")
 
 
+def _person(visitor: Visitor, item: dict) -> dict:
+    """Who wrote ``item`` (a post or comment) as the page shows them (people.html): the API names
+    a team member's comment (``authorName``) and says which items are the reader's (``mine``);
+    it names no end user, so another customer's is "Customer" and the reader's own carries the
+    reader's name and avatar."""
+    team = bool(item.get("isTeamMember"))
+    if item.get("mine"):
+        return {"name": item.get("authorName") or visitor.name, "avatarUrl": visitor.me.get("avatarUrl"),
+                "team": team, "label": "You"}
+    if team:
+        return {"name": item.get("authorName"), "avatarUrl": None, "team": True, "label": "Team member"}
+    return {"name": None, "avatarUrl": None, "team": False, "label": "Customer"}
+
+
 def _within_window(item: dict) -> bool:
     """Whether the visitor wrote ``item`` (a post or comment, as the API shows it to them) and
     may still change it (``editableUntil``: the API's window)."""
@@ -277,9 +291,11 @@ class Site:
             settings = self._call(visitor, "GET", "/triage")
         post["can_edit"] = _within_window(post)
         post["can_delete"] = post["can_edit"] or visitor.is_manager
+        post["person"] = _person(visitor, post) if post.get("mine") else None
         for c in comments:
             c["can_edit"] = not c.get("deleted") and _within_window(c)
             c["can_delete"] = not c.get("deleted") and (c["can_edit"] or visitor.is_manager)
+            c["person"] = _person(visitor, c)
         context = {**common, "post": post, "comments": comments, "statuses": [], "candidates": None,
                    "merge_q": "", "moderation_states": schemas.MODERATION_STATES,
                    "following": self._following(visitor, post_id), "settings": settings, "members": [],
