@@ -318,12 +318,12 @@ def test_the_board_sorts_by_top_or_new_and_names_no_other_order(site, workspace)
     voted = workspace.api.post(f"{workspace.path}/posts/{older['id']}/vote", user=workspace.user_token("voter"))
     assert voted.status_code in (200, 201), voted.text
     default = site.get().text
-    options = re.findall(r'<option value="(\w+)"( selected)?>(\w+)</option>', default.split('id="f-sort"')[1].split("</select>")[0])
-    assert options == [("top", " selected", "Top"), ("new", "", "New")]
+    tabs = re.findall(r'data-sort="(\w+)"( aria-current="page")?>(\w+)</a>', default.split('id="f-sort"')[1].split("</nav>")[0])
+    assert tabs == [("top", ' aria-current="page"', "Top"), ("new", "", "New")]
     assert default.index("Older but voted") < default.index("Newer without votes")
     newest = site.get("?sort=new").text
     assert newest.index("Newer without votes") < newest.index("Older but voted")
     trending = site.get("?sort=trending").text
     assert trending.index("Older but voted") < trending.index("Newer without votes")
-    assert '<option value="top" selected>' in trending
+    assert 'data-sort="top" aria-current="page"' in trending
     assert newer["id"] in trending

@@ -28,9 +28,9 @@ def test_board_links_keep_the_filters_and_leave_out_empty_ones():
 
 
 def test_theme_writes_only_a_colour_into_css():
-    assert shapes.theme_css({"primaryColor": "#ff0000"}).body == b":root { --primary: #ff0000; }\n"
+    assert shapes.theme_css({"primaryColor": "#ff0000"}).body == b":root { --primary: #ff0000; --on-primary: #000000; }\n"
     for hostile in ("red; } body { display: none", "#ff0000; background: url(x)", "", None):
-        assert shapes.theme_css({"primaryColor": hostile}).body == b":root { --primary: #2563eb; }\n"
+        assert shapes.theme_css({"primaryColor": hostile}).body == b":root { --primary: #2563eb; --on-primary: #ffffff; }\n"
     assert shapes.theme_css({}).content_type.startswith("text/css")
 
 
@@ -49,7 +49,7 @@ def test_tag_colours_are_written_into_css_only_as_colours_of_plain_slugs():
             {"slug": "x { } body", "color": "#000000"}, {"slug": "ux", "color": "red; background: url(x)"},
             {"slug": "short", "color": "#fff"}, {"slug": None, "color": None}]
     css = shapes.theme_css({"primaryColor": "#ff0000"}, tags).body.decode()
-    assert css == (":root { --primary: #ff0000; }\n"
+    assert css == (":root { --primary: #ff0000; --on-primary: #000000; }\n"
                    ".tag-bug { background: #dc2626; border-color: #dc2626; color: #ffffff; }\n"
                    ".tag-docs { background: #FFFF00; border-color: #FFFF00; color: #000000; }\n")
 

@@ -249,6 +249,11 @@ class Site:
         return Page("board.html", {
             **common, "boards": boards, "statuses": statuses, "posts": posts[:size], "state": state, "tags": tags,
             "sorts": list(sorts), "board_names": {b["id"]: b["name"] for b in boards},
+            # The sort tabs and the status chips are links (they work without a script): each
+            # keeps the other filters and starts at the first page.
+            "sort_links": [(s, shapes.board_link(visitor.slug, state, sort=s)) for s in sorts],
+            "status_links": [("", "All", shapes.board_link(visitor.slug, state, status=""), None)] + [
+                (s["slug"], s["name"], shapes.board_link(visitor.slug, state, status=s["slug"]), s) for s in statuses],
             "next_link": shapes.board_link(visitor.slug, state, offset=offset + size) if more else None,
             "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
             "here": shapes.board_link(visitor.slug, state, offset=offset),

@@ -106,12 +106,19 @@ def theme_css(branding: dict, tags: list[dict] = ()) -> Asset:
     color = branding.get("primaryColor") or DEFAULT_COLOR
     if not HEX_COLOR.fullmatch(color):
         color = DEFAULT_COLOR
-    css = f":root {{ --primary: {color}; }}\n"
+    # Text and icons on the primary colour (a voted button, a primary button) are black or white,
+    # whichever has the larger WCAG contrast with it.
+    css = f":root {{ --primary: {color}; --on-primary: {text_on(long_hex(color))}; }}\n"
     for tag in tags:
         slug, background = tag.get("slug"), tag.get("color")
         if isinstance(slug, str) and isinstance(background, str) and TRIAGE_KEY.fullmatch(slug) and TAG_COLOR.fullmatch(background):
             css += f".tag-{slug} {{ background: {background}; border-color: {background}; color: {text_on(background)}; }}\n"
     return Asset(css.encode(), "text/css; charset=utf-8", 60)
+
+
+def long_hex(color: str) -> str:
+    """``#rgb`` as ``#rrggbb``; another colour as it is."""
+    return "#" + "".join(c * 2 for c in color[1:]) if len(color) == 4 else color
 
 
 def text_on(background: str) -> str:
