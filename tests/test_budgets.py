@@ -313,6 +313,18 @@ def test_a_small_budget_is_exact_across_processes():
     assert verdicts == [True] * (LOCAL_MIN_QUOTA - 1) + [False] * (LOCAL_MIN_QUOTA + 1)
 
 
+def test_failed_authentications_are_seen_by_every_process_at_once():
+    """A failure is counted in the store as it happens (``exact``): another process that never
+    synced refuses the next attempt once the quota is spent (CI saw a 22nd junk key get a 401)."""
+    store = CountedStore()
+    one, two = (Budgets(store, clock=lambda: 1000.0, sync_seconds=3600, margin=0.1) for _ in range(2))
+    limit = Limit(LOCAL_MIN_QUOTA, 300)  # large enough to be counted locally but for ``exact``
+    check = [(("auth-failure", "192.0.2.1"), "auth-failures", limit)]
+    for i in range(LOCAL_MIN_QUOTA):
+        (one, two)[i % 2].spend(check, exact=True)
+    assert not one.peek(*check[0]).allowed and not two.peek(*check[0]).allowed
+
+
 def test_ipv6_clients_are_counted_per_64():
     assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::2") == "2001:db8:1:2::/64"
     assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")

@@ -156,9 +156,10 @@ class Budgets:
             log.warning("rate-limit store unavailable, budgets not counted for %s s: %s", STORE_RETRY_SECONDS, ex)
             return None
 
-    def spend(self, checks: list[tuple[tuple, str, Limit]], amount: int = 1) -> list[Verdict]:
+    def spend(self, checks: list[tuple[tuple, str, Limit]], amount: int = 1, exact: bool = False) -> list[Verdict]:
         """Spend ``amount`` of each ``(key, policy, limit)``; return a verdict per check (none
-        while the store is unreachable)."""
+        while the store is unreachable). ``exact``: counted in the store now, whatever the
+        budget's state, for what every process must see at once (a failed authentication)."""
         if not checks:
             return []
         now = self.clock()
@@ -168,7 +169,7 @@ class Budgets:
             windows.append((_window_key(key, limit, start), _window_key(key, limit, start - limit.window), start))
         # Each window's counter is read until the end of the next one.
         lifetimes = {current: 2 * limit.window for (current, _, _), (_, _, limit) in zip(windows, checks)}
-        counts = self._spend_here(checks, windows, lifetimes, amount, now) if self.sync_seconds > 0 else None
+        counts = self._spend_here(checks, windows, lifetimes, amount, now) if self.sync_seconds > 0 and not exact else None
         if counts is None:
             counts = self._spend_in_store(lifetimes, [prev for _, prev, _ in windows], amount)
             if counts is None:
@@ -364,7 +365,9 @@ class RateLimits:
                     raise _too_many(verdict, "too many failed authentications from this client")
 
     def failed(self, address: str, credential: str) -> None:
-        self.budgets.spend(self._failure_budgets(address, credential))
+        # In the store at once: a lockout holds across gateway processes from the failure that
+        # reaches it (another process's next request peeks at the store), and failures are few.
+        self.budgets.spend(self._failure_budgets(address, credential), exact=True)
 
     def _failure_budgets(self, address: str, credential: str) -> list:
         ip = address_key(address)
