@@ -50,14 +50,15 @@ def pin_slug(doc: dict, slug: str) -> dict:
     return doc
 
 
-# The document's operations in four parts, each run by a test module of its own so parallel test
-# processes share the run (docs/benchmarks.md, "The test suite"): the posts service's, the people
-# service's, the webhooks service's, and every other. Together they are every operation:
+# The document's operations in five parts, each run by a test module of its own so parallel test
+# processes share the run (docs/benchmarks.md, "The test suite"): the posts, people, webhooks and
+# workspaces services', and every other. Together they are every operation:
 # ``test_the_parts_cover_every_operation``.
 POSTS = r"^/v1/workspaces/\{slug\}/(posts|roadmap|triage|suggestions)(/|$)"
 PEOPLE = r"^/v1/(me(/|$)|workspaces/\{slug\}/(sessions|sign-in|members|invitations|audit-log|passkeys|oidc)(/|-|$))"
 WEBHOOKS = r"^/v1/workspaces/\{slug\}/webhooks(/|$)"
-PARTS = {"posts": POSTS, "people": PEOPLE, "webhooks": WEBHOOKS}
+WORKSPACES = r"^/v1/(workspaces(/\{slug\})?|api-key|workspaces/\{slug\}/(settings|branding|agent-context|boards|statuses|api-keys|changelogs|logo)(/.*)?)$"
+PARTS = {"posts": POSTS, "people": PEOPLE, "webhooks": WEBHOOKS, "workspaces": WORKSPACES}
 
 
 def part_of(path: str) -> str:
@@ -105,8 +106,8 @@ def run_conformance(api, admin_token, stack, part: str) -> None:
 
 
 def test_every_other_operation_answers_as_documented(api, admin_token, stack):
-    """Workspaces, domains, companies, notifications, the index; the posts, people and webhooks
-    services' operations run in test_openapi_conformance_posts.py, _people.py and _webhooks.py."""
+    """Domains, companies, notifications, the index; the posts, people, webhooks and workspaces
+    services' operations run in test_openapi_conformance_<service>.py."""
     run_conformance(api, admin_token, stack, "rest")
 
 
