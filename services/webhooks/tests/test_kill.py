@@ -1,4 +1,4 @@
-"""The dispatcher SIGKILLed in the middle of 500 deliveries loses none of them.
+"""The dispatcher SIGKILLed in the middle of 1,000 deliveries loses none of them.
 
 Offsets are committed only after the deliveries are recorded, and a leased attempt of the
 dead process is taken over when its lease runs out; the receiver may see an event twice,
@@ -17,7 +17,7 @@ import pytest
 from testkit import wait_for
 from .helpers import publish_changelog
 
-EVENTS = 500  # enough that the kill lands midway (after a quarter) with hundreds still to send
+EVENTS = 1000
 WORKER = "webhooks-worker"
 
 
