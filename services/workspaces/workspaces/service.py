@@ -231,13 +231,7 @@ class WorkspaceService:
         auth.require_manager(caller, slug)
         fields = check(body, schemas.UPDATE_BOARD)
         doc = self._workspace(slug)
-        boards = doc.get("boards", [])
-        index = next((i for i, b in enumerate(boards) if b["id"] == board_id), None)
-        if index is None:
-            raise NotFound(f"board '{board_id}' not found")
-        board = {**boards[index], **{k: v for k, v in fields.items() if k != "position"}}
-        reordered = [b for b in boards if b["id"] != board_id]
-        reordered.insert(int(fields.get("position", index)), board)  # past the end: last
+        reordered = _edited(doc.get("boards", []), "id", board_id, fields, "position", "board")
         version = doc["version"]  # guarded, so two concurrent edits cannot lose one another
         doc = self._change(
             slug, lambda tx: tx.replace_boards(slug, reordered, version), Conflict("boards changed meanwhile; retry"),
@@ -287,13 +281,7 @@ class WorkspaceService:
         auth.require_manager(caller, slug)
         fields = check(body, schemas.UPDATE_STATUS)
         doc = self._workspace(slug)
-        statuses = doc.get("statuses", [])
-        index = next((i for i, s in enumerate(statuses) if s["slug"] == status_slug), None)
-        if index is None:
-            raise NotFound(f"status '{status_slug}' not found")
-        status = {**statuses[index], **{k: v for k, v in fields.items() if k != "order"}}
-        reordered = [s for s in statuses if s["slug"] != status_slug]
-        reordered.insert(int(fields.get("order", index)), status)
+        reordered = _edited(doc.get("statuses", []), "slug", status_slug, fields, "order", "status")
         # Guard on the version read, so two concurrent edits cannot lose one another.
         version = doc["version"]
         doc = self._change(
@@ -612,6 +600,19 @@ class WorkspaceService:
         if unknown:
             raise NotFound(f"postIds contains unknown post(s) of this workspace: {', '.join(unknown)}")
         return post_ids
+
+
+def _edited(items: list[dict], key: str, value: str, fields: dict, move: str, what: str) -> list[dict]:
+    """``items`` (a workspace's boards or statuses, in order) with the one whose ``key`` is
+    ``value`` changed by ``fields`` and, where ``fields`` names ``move``, moved to that index
+    (past the end: last); 404 when there is none."""
+    index = next((i for i, item in enumerate(items) if item[key] == value), None)
+    if index is None:
+        raise NotFound(f"{what} '{value}' not found")
+    changed = {**items[index], **{k: v for k, v in fields.items() if k != move}}
+    reordered = [item for item in items if item[key] != value]
+    reordered.insert(int(fields.get(move, index)), changed)  # JSON Schema's integer admits 3.0
+    return reordered
 
 
 def _board_of(doc: dict, board_id: str) -> dict:
