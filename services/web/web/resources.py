@@ -88,7 +88,10 @@ class PageResource:
             resp.location = answer.location
             resp.text = ""
             return
-        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": None, **answer.context}
+        # ``here``: the page's own address, where the footer's theme form comes back to (a page
+        # answering a POST has none to come back to: the form goes back to the board).
+        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": None,
+                   "here": req.relative_uri if req.method == "GET" else None, **answer.context}
         resp.status = answer.status
         resp.text = self.templates.get_template(answer.template).render(**context)
 

@@ -214,4 +214,43 @@
       if (!window.confirm(f.dataset.confirm)) event.preventDefault();
     });
   });
+  // The visitor's theme (the footer's form, web.preferences): switched in place, the same cookie
+  // the form's answer would set, so the next page is drawn in it by the server from the start.
+  document.querySelectorAll("form[data-theme-choice]").forEach(function (themeForm) {
+    var buttons = themeForm.querySelectorAll("button[name=theme]");
+    buttons.forEach(function (button) {
+      button.addEventListener("click", function (event) {
+        event.preventDefault();
+        var value = button.value;
+        document.cookie = "fb_theme=" + value + "; Path=/; Max-Age=31536000; SameSite=Lax" +
+          (location.protocol === "https:" ? "; Secure" : "");
+        document.documentElement.setAttribute("data-theme", value);
+        buttons.forEach(function (b) { b.setAttribute("aria-pressed", b === button ? "true" : "false"); });
+      });
+    });
+  });
+  // Dates in the visitor's time zone: the server writes UTC ("2026-11-27 14:25 UTC" as a
+  // <time>'s title, a day, or "14:25" followed by " UTC"); here they become the browser's own
+  // locale and zone. A bare day (datetime without a time) is the same everywhere and stays.
+  if (window.Intl && Intl.DateTimeFormat) {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    var exactLocal = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+    var dayLocal = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+    var clockLocal = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+    document.querySelectorAll("time[datetime]").forEach(function (time) {
+      var iso = time.getAttribute("datetime");
+      if (iso.length <= 10 || iso.indexOf("T") < 0) return;
+      var at = new Date(iso.indexOf("Z") < 0 && !/[+-]\d\d:?\d\d$/.test(iso) ? iso + "Z" : iso);
+      if (isNaN(at.getTime())) return;
+      time.title = exactLocal.format(at) + (zone ? " (" + zone + ")" : "");
+      var text = time.textContent.trim();
+      if (text === iso.slice(0, 10)) {
+        time.textContent = dayLocal.format(at);
+      } else if (text === iso.slice(11, 16)) {
+        time.textContent = clockLocal.format(at);
+        var after = time.nextSibling;
+        if (after && after.nodeType === 3 && after.nodeValue.indexOf(" UTC") === 0) after.nodeValue = after.nodeValue.slice(4);
+      }
+    });
+  }
 })();
