@@ -71,6 +71,8 @@ def test_public_pages_describe_themselves(stack, ws):
         assert head.meta["description"] and head.meta["og:description"] == head.meta["description"]
         assert head.meta["twitter:card"] == "summary"
         assert "og:image" not in head.meta  # the workspace has no logo
+        # a tab icon of the page's own, so no browser asks for a /favicon.ico nothing serves
+        assert head.links["icon"].startswith("data:image/svg+xml,")
     # a post is described by its own words, as plain text of at most 160 characters
     post = Head(site.get(f"/p/{ws.public['id']}").text).meta["description"]
     assert post.startswith("Exporting to CSV would let us reconcile the month's invoices")
