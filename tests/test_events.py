@@ -218,7 +218,7 @@ def test_every_event_written_in_the_suite_is_checked_against_its_contract(servic
     with pytest.raises(EventOffContract, match="not declared"):
         repo.event(slug, "vote.cast", vote)
     comment = {"id": "0" * 24, "postId": "0" * 24, "parentId": None, "content": "x", "isTeamMember": False,
-               "authorName": None, "isPrivate": False, "createdAt": "2024-05-01T12:00:00Z"}
+               "authorName": None, "author": None, "isPrivate": False, "createdAt": "2024-05-01T12:00:00Z"}
     on_post = {"post": {"id": "0" * 24, "title": "t"}, "actor": None}
     repo.event(slug, "comment.created", {"comment": comment, **on_post})
     with pytest.raises(EventOffContract, match="createdAt"):  # formats count: a date-time must be one

@@ -63,6 +63,16 @@ def is_manager(caller: auth.Caller, slug: str) -> bool:
     return caller.is_manager_of(slug)
 
 
+def author(caller: auth.Caller, slug: str) -> dict | None:
+    """Who wrote a new post or comment, as it is kept with it (posts.shapes.Reader shows it):
+    a person's or an SSO user's name and avatar as their credential gives them now, and
+    whether they wrote as the team. None for an API key without a person (its name labels it
+    for the team), the operator and an anonymous visitor."""
+    if not a_person(caller):
+        return None
+    return {"name": caller.name, "avatarUrl": caller.avatar_url, "team": is_manager(caller, slug)}
+
+
 def team_name(caller: auth.Caller, slug: str) -> str | None:
     """The name a comment shows beside its team badge: a signed-in team member's display name.
     None for an API key (its name is a label for the team, not a signature), the operator,
@@ -118,22 +128,27 @@ class Access:
         voted = self.repo.voted_ids(identity(caller), live, merged) if docs else set()
         manager = is_manager(caller, slug)
         settings = self.triage_of(slug, docs)
-        author = self.author(caller)
-        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings, author) for d in docs]
+        reader = self.reader(caller, slug, ws)
+        return [shapes.post(d, ws, str(d["_id"]) in voted, manager, settings, reader) for d in docs]
 
-    def author(self, caller: auth.Caller) -> shapes.Author:
-        """What tells the caller which posts and comments are theirs to change, and until when."""
-        return shapes.Author(None if caller.kind == auth.ANONYMOUS else identity(caller), self.config.author_window)
+    def reader(self, caller: auth.Caller, slug: str, ws: Snapshot | None = None) -> shapes.Reader:
+        """What tells the caller which posts and comments are theirs to change, and until when,
+        and whether they see end users' names (``ws``: the workspace, read if not given)."""
+        names = is_manager(caller, slug) or not (ws or self.workspaces.get(slug)).hide_customer_names
+        return self._writer(caller, names)
+
+    def _writer(self, caller: auth.Caller, names: bool = True) -> shapes.Reader:
+        return shapes.Reader(None if caller.kind == auth.ANONYMOUS else identity(caller), self.config.author_window, names)
 
     def may_change(self, caller: auth.Caller, slug: str, doc: dict, what: str, team: bool) -> bool:
         """Whether ``caller`` may change ``doc`` (a post or comment they can see): its author
         within the window, or, with ``team``, a manager at any time (True: as the team, False:
         as its author). 401 for an anonymous caller, 403 for anyone else."""
         if team and is_manager(caller, slug):
-            return not self.author(caller).mine(doc)
+            return not self._writer(caller).mine(doc)
         if caller.kind == auth.ANONYMOUS:
             raise Unauthorized(f"sign in to change a {what}")
-        author = self.author(caller)
+        author = self._writer(caller)
         if not author.mine(doc):
             raise Forbidden(f"only its author{' or the team' if team else ''} may change this {what}")
         if now() > author.until(doc):

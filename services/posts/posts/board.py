@@ -6,7 +6,7 @@ them). Reads of many posts go through ``posts.reads`` (the engine ``POSTS_READ_E
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from bson import ObjectId
@@ -79,8 +79,27 @@ class Board:
         words = tuple(text.word_terms(query.q)) if query.q else ()
         filters = Filters(manager=manager, board=board_id, status=query.status,
                           moderation=query.moderation if manager else None, words=words, facets=tuple(facets))
-        docs = self.reads.page(slug, filters, sort, query.limit, query.offset)
+        if sort == contract.TRENDING_SORT:
+            docs = self._trending(slug, filters, query.limit, query.offset)
+        else:
+            docs = self.reads.page(slug, filters, sort, query.limit, query.offset)
         return {"items": self.access.shape(caller, slug, ws, docs)}
+
+    def _trending(self, slug: str, filters: Filters, limit: int, offset: int) -> list[dict]:
+        """A page of the trending order: the posts voted for in the last TRENDING_DAYS (at most
+        TRENDING_MAX of them, the most voted lately), most recent votes first, then the others
+        by votes (``top``). Two reads of the board's lists and one aggregation of the period's
+        votes, an index range; a page past the recent ones reads the top order that far."""
+        recent = self.repo.recent_votes(slug, now() - timedelta(days=contract.TRENDING_DAYS), contract.TRENDING_MAX)
+        hot = []
+        if recent:
+            hot = self.reads.page(slug, replace(filters, only=frozenset(recent)), "top", len(recent), 0)
+            hot.sort(key=lambda d: (recent[str(d["_id"])], d.get("voteCount", 0), d["_id"]), reverse=True)
+        if offset + limit <= len(hot):
+            return hot[offset:offset + limit]
+        seen = {d["_id"] for d in hot}
+        rest = [d for d in self.reads.page(slug, filters, "top", offset + limit, 0) if d["_id"] not in seen]
+        return (hot + rest)[offset:offset + limit]
 
     def search(self, caller: auth.Caller, slug: str, q: str, board: str | None, limit: int) -> dict:
         ws = self.workspaces.get(slug)
@@ -116,7 +135,9 @@ class Board:
             board_id = found["id"]
         shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
         columns = self.reads.roadmap(slug, shown, board_id, limit)  # public: listed posts only
-        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(d) for d in columns[s]]} for s in shown]}
+        settings = self.access.triage_of(slug, [d for s in shown for d in columns[s]])
+        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(d, settings) for d in columns[s]]}
+                            for s in shown]}
 
     def stats(self, caller: auth.Caller, slug: str, board: str | None, stalled_days: int, top: int) -> dict:
         """Board statistics over the posts the caller's lists show (listed ones; for managers

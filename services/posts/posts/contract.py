@@ -35,6 +35,11 @@ TRIAGE = {
     "required": ["tags", "fields"],
     "properties": {"tags": array(TAG), "fields": array(FIELD_DEFINITION), "scoreFormula": nullable(TEXT), "version": INTEGER},
 }
+# Who wrote a post or comment, as the board shows them (posts.shapes.Reader): a person's or an
+# SSO user's name and avatar when they wrote it; null for an API key, the operator, an
+# anonymous visitor, an item written before authors were kept, and (for end users, with the
+# workspace's ``hideCustomerNames``) another end user.
+AUTHOR = nullable(shape({"name": nullable(TEXT), "avatarUrl": nullable(TEXT), "isTeamMember": BOOLEAN}))
 # A Post as events carry it: the public comment count, no caller-specific ``voted``.
 POST = shape(
     {
@@ -52,6 +57,7 @@ POST = shape(
         "mergedPosts": array(shape({"id": ID, "title": TEXT, "voteCount": INTEGER})),
         "createdAt": TIMESTAMP,
         "editedAt": nullable(TIMESTAMP),  # when its title or content was last rewritten
+        "author": AUTHOR,
         # Triage (posts.triage): the team's view, internal fields included.
         "tags": array(TAG),
         "eta": nullable(TEXT),
@@ -68,6 +74,7 @@ COMMENT = shape(
         "content": TEXT,
         "isTeamMember": BOOLEAN,
         "authorName": nullable(TEXT),  # a signed-in team member's name, shown with the team badge
+        "author": AUTHOR,
         "isPrivate": BOOLEAN,  # team-only: a webhook receiver must not show it to end users
         "createdAt": TIMESTAMP,
     }
@@ -126,8 +133,15 @@ KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 COLOR_PATTERN = r"^#[0-9a-fA-F]{6}$"
 FORMULA_MAX = 500
 PREVIEW_LIMIT = (10, 50)  # posts a formula's preview ranks: default, most
+# Trending (posts.board.Board.trending): the posts with the most votes cast in the last
+# TRENDING_DAYS first (of the TRENDING_MAX most voted lately), then the rest by votes.
+TRENDING_SORT, TRENDING_DAYS, TRENDING_MAX = "trending", 14, 1000
 TEAM_SORTS = ("revenue", SCORE_SORT)  # an order by customers' spend (a score may weigh it) would tell others what it is
 DEFAULT_SORT = "newest"
+
+# A post's history (status changes and merges, posts.shapes.history): the newest this many are kept.
+HISTORY_MAX = 100
+STATUS_CHANGE, MERGED_INTO, MERGED_IN, UNMERGED_FROM, UNMERGED_OUT = "status", "merged_into", "merged_in", "unmerged_from", "unmerged_out"
 
 # Content limits (characters). Longer content is 413, a longer title 400.
 TITLE_MAX = 200

@@ -90,8 +90,9 @@ class Merges:
             settings = self.access.triage_of(slug, [a_after, b_after], tx)
             data = {"post": shapes.post_event(a_after, ws, settings), "into": shapes.post_event(b_after, ws, settings), "actor": actor}
             tx.add(*b_tally, *a_tally, tx.close_suggestions_of(slug, a_id, actor),
-                   *tx.merge_post(a, into, a_scored, stamp),
-                   *tx.add_merged(b, entry, moved, b_revenue, b_scored, stamp),
+                   *tx.merge_post(a, into, a_scored, stamp, shapes.happened(contract.MERGED_INTO, stamp, actor, post=into)),
+                   *tx.add_merged(b, entry, moved, b_revenue, b_scored, stamp,
+                                  shapes.happened(contract.MERGED_IN, stamp, actor, post=shapes.link(a))),
                    tx.event(slug, contract.POST_MERGED, data))
             return a_after
 
@@ -120,7 +121,9 @@ class Merges:
                        "updatedAt": stamp}
             a_scored = self.scores.of(tx, slug, a_after)
             a_after.update(a_scored)
-            tx.add(*tx.unmerge_post(a, moved + kept, listed, a_revenue, a_scored, stamp))
+            actor = auth.actor(caller)
+            tx.add(*tx.unmerge_post(a, moved + kept, listed, a_revenue, a_scored, stamp,
+                                    shapes.happened(contract.UNMERGED_FROM, stamp, actor, post=a["mergedInto"])))
             b = tx.find_post(slug, ObjectId(b_id))
             b_after = None
             if b is not None:
@@ -129,10 +132,11 @@ class Merges:
                            "mergedPosts": [m for m in b.get("mergedPosts", []) if m["id"] != a_id]}
                 b_scored = self.scores.of(tx, slug, b_after)
                 b_after.update(b_scored)
-                tx.add(*b_tally, *tx.remove_merged(b, a_id, moved, b_revenue, b_scored, stamp))
+                tx.add(*b_tally, *tx.remove_merged(b, a_id, moved, b_revenue, b_scored, stamp,
+                                                   shapes.happened(contract.UNMERGED_OUT, stamp, actor, post=shapes.link(a))))
             settings = self.access.triage_of(slug, [a_after, b_after] if b_after else [a_after], tx)
             data = {"post": shapes.post_event(a_after, ws, settings),
-                    "from": shapes.post_event(b_after, ws, settings) if b_after else None, "actor": auth.actor(caller)}
+                    "from": shapes.post_event(b_after, ws, settings) if b_after else None, "actor": actor}
             tx.add(tx.event(slug, contract.POST_UNMERGED, data))
             return a_after
 

@@ -46,6 +46,10 @@ class Post(Document):
     moderationState = StringField(required=True)
     listed = BooleanField(default=True)  # approved and not merged: what non-managers see
     authorId = StringField(required=True)
+    # Who wrote it, as the board shows them: {name, avatarUrl, team} of a person or an SSO user
+    # when they wrote it (absent for API keys, the operator, anonymous visitors, and posts
+    # written before authors were kept). posts.shapes.Reader decides who sees it.
+    author = DictField(null=True)
     mergedInto = DictField(null=True)  # {id, title, moderationState} of the post this one is merged into
     mergedPosts = ListField(DictField())  # [{id, title, moderationState, voteCount}] merged into this one
     terms = ListField(StringField())  # search keys of title and content (posts.text.index_terms)
@@ -62,6 +66,9 @@ class Post(Document):
     # Who last changed the status, and when (common.auth.actor's {id, name}; absent until the
     # first change): the post.status_changed event says it too, this keeps it with the post.
     statusChangedBy = DictField(null=True)
+    # What happened to it, oldest first, at most contract.HISTORY_MAX entries (posts.shapes.history):
+    # status changes and merges, each {type, at, actor, ...} written with the change itself.
+    history = ListField(DictField())
     statusChangedAt = DateTimeField()
     createdAt = DateTimeField(required=True)
     updatedAt = DateTimeField(required=True)
@@ -244,6 +251,7 @@ class Comment(Document):
     # A signed-in team member's display name when they wrote it, shown beside the team badge
     # (absent for API keys, the operator and end users).
     authorName = StringField(null=True)
+    author = DictField(null=True)  # as a post's author: {name, avatarUrl, team} (posts.shapes.Reader)
     isPrivate = BooleanField(default=False)
     createdAt = DateTimeField(required=True)
     COLLECTION = "comments"
@@ -267,6 +275,7 @@ class WorkspaceView(Document):
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
     authorVotes = BooleanField(default=True)  # a new post's author, if a person, votes for it (posts.service)
+    hideCustomerNames = BooleanField(default=False)  # end users see no other end user's name (posts.shapes.Reader)
     syncedAt = DateTimeField()  # server time of the last change, for the API processes' polling
     COLLECTION = "workspaces"
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}

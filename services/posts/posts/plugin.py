@@ -42,6 +42,7 @@ ROUTES = [
     Route("/workspaces/{slug}/posts/{postId}/unmerge", R + "Unmerge", ("POST",)),
     Route("/workspaces/{slug}/posts/{postId}/vote", R + "Vote", ("POST", "DELETE"), limits={"POST": "write", "DELETE": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/votes", R + "VoteList", ("GET", "POST"), limits={"POST": "write"}),
+    Route("/workspaces/{slug}/posts/{postId}/history", R + "PostHistory", ("GET",)),
     Route("/workspaces/{slug}/posts/{postId}/comments", R + "CommentList", ("GET", "POST"), limits={"POST": "write"}),
     Route("/workspaces/{slug}/posts/{postId}/comments/{commentId}", R + "CommentItem", ("PATCH", "DELETE"),
           limits={"PATCH": "write", "DELETE": "write"}),

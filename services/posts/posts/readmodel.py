@@ -60,6 +60,7 @@ class Snapshot:
     default_status: str | None = None
     flags: dict = field(default_factory=dict)
     author_votes: bool = AUTHOR_VOTES_DEFAULT  # a new post's author, if a person, votes for it
+    hide_customer_names: bool = False  # end users see no other end user's name or avatar (posts.shapes.Reader)
 
     @classmethod
     def from_doc(cls, doc: dict) -> "Snapshot":
@@ -71,6 +72,7 @@ class Snapshot:
             default_status=doc.get("defaultStatus"),
             flags={f: bool(doc.get(f, False)) for f in FLAGS},
             author_votes=bool(doc.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
+            hide_customer_names=bool(doc.get("hideCustomerNames", False)),
         )
 
     def board_by_slug(self, slug: str) -> dict | None:
@@ -247,5 +249,6 @@ class Workspaces:
             "defaultStatus": data.get("defaultStatus"),
             **{f: bool(data.get(f, False)) for f in FLAGS},
             "authorVotes": bool(data.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
+            "hideCustomerNames": bool(data.get("hideCustomerNames", False)),
         }
         self.repo.store_workspace_view(slug, version, fields)

@@ -35,7 +35,7 @@ from posts.models import (Comment, CompanyView, MemberView, Post, PostClock, Pos
 WITHOUT_TERMS = {"terms": 0, "titleTerms": 0, "embedding": 0}
 # What the query index keeps of a post (everything but the content and merge links).
 INDEXED = {f: 1 for f in ("boardId", "statusSlug", "moderationState", "listed", "mergedInto", "deletedAt", "createdAt",
-                          "voteCount", "commentCount", "revenueCents", "score", "facets", "title", "terms", "titleTerms", "embedding", "changedAt")}
+                          "voteCount", "commentCount", "revenueCents", "score", "facets", "title", "terms", "titleTerms", "embedding", "changedAt", "eta")}
 # Change clocks per workspace (collection ``post_clocks``): each post write moves one (by its
 # post), in the same bulk write. Several, so concurrent writes to different posts seldom
 # contend on one document.
@@ -92,9 +92,10 @@ class PostRepository(Repository):
         """A new post, and the move of its change clock."""
         return [self._tick(doc["workspace"], doc["_id"]), Insert(self.posts, doc)]
 
-    def edit_post(self, post: dict, fields: dict) -> list[Write]:
-        """Set these fields of a post the unit of work read (an edit, a triage)."""
-        return self._update_post(post["workspace"], post["_id"], {"$set": fields})
+    def edit_post(self, post: dict, fields: dict, happened: dict | None = None) -> list[Write]:
+        """Set these fields of a post the unit of work read (an edit, a triage), and add what
+        ``happened`` (a status change) to its history."""
+        return self._update_post(post["workspace"], post["_id"], {"$set": fields, **_history(happened)})
 
     def delete_post(self, post: dict, actor: dict | None, at) -> list[Write]:
         """A soft deletion: the post stays, marked with when and by whom, off every list, search,
@@ -141,28 +142,29 @@ class PostRepository(Repository):
                 change["$set"] = {"lastCommentAt": last["createdAt"], "lastCommentByTeam": bool(last.get("isTeamMember"))}
         return self._update_post(post["workspace"], post["_id"], change)
 
-    def merge_post(self, post: dict, into: dict, scored: dict, at) -> list[Write]:
+    def merge_post(self, post: dict, into: dict, scored: dict, at, happened: dict) -> list[Write]:
         """``post`` merged into another (``into``: posts.shapes.link of it): off the lists, and
         without revenue, since no vote counts for it any more."""
-        change = {"$set": {"mergedInto": into, "listed": False, "revenueCents": 0, "updatedAt": at, **scored}}
+        change = {"$set": {"mergedInto": into, "listed": False, "revenueCents": 0, "updatedAt": at, **scored}, **_history(happened)}
         return self._update_post(post["workspace"], post["_id"], change)
 
-    def add_merged(self, post: dict, merged: dict, votes: int, revenue_cents: int, scored: dict, at) -> list[Write]:
+    def add_merged(self, post: dict, merged: dict, votes: int, revenue_cents: int, scored: dict, at, happened: dict) -> list[Write]:
         """``post`` took in a merged post (``merged``: its link) and ``votes`` of its votes."""
-        change = {"$inc": {"voteCount": votes}, "$push": {"mergedPosts": merged},
+        change = {"$inc": {"voteCount": votes}, "$push": {"mergedPosts": merged, **_history(happened)["$push"]},
                   "$set": {"revenueCents": revenue_cents, "updatedAt": at, **scored}}
         return self._update_post(post["workspace"], post["_id"], change)
 
-    def unmerge_post(self, post: dict, votes: int, listed: bool, revenue_cents: int, scored: dict, at) -> list[Write]:
+    def unmerge_post(self, post: dict, votes: int, listed: bool, revenue_cents: int, scored: dict, at, happened: dict) -> list[Write]:
         """``post`` on its own again, with the ``votes`` that count for it once more."""
         change = {"$set": {"mergedInto": None, "voteCount": votes, "listed": listed, "revenueCents": revenue_cents,
-                           "updatedAt": at, **scored}}
+                           "updatedAt": at, **scored}, **_history(happened)}
         return self._update_post(post["workspace"], post["_id"], change)
 
-    def remove_merged(self, post: dict, merged_id: str, votes: int, revenue_cents: int, scored: dict, at) -> list[Write]:
+    def remove_merged(self, post: dict, merged_id: str, votes: int, revenue_cents: int, scored: dict, at,
+                      happened: dict) -> list[Write]:
         """``post`` gave back a post merged into it, and the ``votes`` that went with it."""
         change = {"$inc": {"voteCount": -votes}, "$pull": {"mergedPosts": {"id": merged_id}},
-                  "$set": {"revenueCents": revenue_cents, "updatedAt": at, **scored}}
+                  "$set": {"revenueCents": revenue_cents, "updatedAt": at, **scored}, **_history(happened)}
         return self._update_post(post["workspace"], post["_id"], change)
 
     def conform_posts(self, slug: str, planned: list[tuple[ObjectId, dict, int | None]]) -> list[Write]:
@@ -234,7 +236,9 @@ class PostRepository(Repository):
             query["terms"] = {"$all": list(filters.words)}
         if filters.facets:
             query["facets"] = {"$all": list(filters.facets)}
-        projection = {"title": 1, "voteCount": 1} if roadmap else WITHOUT_TERMS
+        if filters.only is not None:
+            query["_id"] = {"$in": [ObjectId(i) for i in sorted(filters.only)]}
+        projection = {"title": 1, "voteCount": 1, "tags": 1, "eta": 1} if roadmap else WITHOUT_TERMS
         return self.posts.find(query, projection=projection, sort=contract.SORTS[sort], skip=offset, limit=limit,
                                batch_size=max(1, limit))
 
@@ -512,6 +516,20 @@ class PostRepository(Repository):
         ]
         return next(self.posts.aggregate(pipeline))
 
+    def recent_votes(self, slug: str, since, most: int) -> dict[str, int]:
+        """``{post id: votes cast since since}`` of the ``most`` posts voted for most since then
+        (votes as they count now: on the post they were merged into; none kept aside). One
+        aggregation over the period's votes, an index range."""
+        pipeline = [{"$match": {"workspace": slug, "createdAt": {"$gte": since}}},
+                    {"$group": {"_id": "$countsFor", "n": {"$sum": 1}}}, {"$sort": {"n": -1, "_id": -1}}]
+        counts = {}
+        for group in self.votes.aggregate(pipeline):
+            if not str(group["_id"]).startswith(SHADOW):
+                counts[group["_id"]] = group["n"]
+                if len(counts) == most:
+                    break
+        return counts
+
     def activity(self, slug: str, since) -> dict:
         """``{posts|votes|comments: {"YYYY-MM-DD": n}}``: what was created on each day (UTC) since
         ``since``: the posts neither merged nor deleted, every vote, every comment not deleted
@@ -622,3 +640,11 @@ class PostRepository(Repository):
             )
         except DuplicateKeyError:
             pass  # a newer or equal version is stored already
+
+
+def _history(happened: dict | None) -> dict:
+    """The update that adds ``happened`` to a post's history, keeping the newest
+    contract.HISTORY_MAX entries (none: no change)."""
+    if happened is None:
+        return {}
+    return {"$push": {"history": {"$each": [happened], "$slice": -contract.HISTORY_MAX}}}

@@ -172,6 +172,11 @@ class CommentList(Resource):
         resp.media = self.service.comment(req.context.caller, slug, postId, media(req))
 
 
+class PostHistory(Resource):
+    def on_get(self, req, resp, slug, postId):
+        resp.media = self.service.history(req.context.caller, slug, postId)
+
+
 class CommentItem(Resource):
     """PATCH / DELETE /v1/workspaces/{slug}/posts/{postId}/comments/{commentId}: its author's
     edit; its author's or the team's deletion."""

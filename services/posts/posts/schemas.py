@@ -130,8 +130,10 @@ VOTES_LIMIT = integer(1, contract.VOTES_LIMIT[1], contract.VOTES_LIMIT[0])
 BOARD_FILTER = {**TEXT, "description": "board slug; an unknown board matches nothing"}
 STATUS_FILTER = {**TEXT, "description": "status slug; an unknown status matches nothing"}
 TEXT_FILTER = {**TEXT, "description": "text filter: posts containing every significant word (stemmed)"}
-SORT = choice(contract.SORTS, contract.DEFAULT_SORT,
-              description="ties broken by id; revenue (the spend of the companies behind the votes) and score (the workspace's formula) are the team's only")
+SORT = choice((*contract.SORTS, contract.TRENDING_SORT), contract.DEFAULT_SORT,
+              description=f"ties broken by id; trending: the most votes cast in the last {contract.TRENDING_DAYS} days first, "
+                          "then by votes; revenue (the spend of the companies behind the votes) and score (the workspace's "
+                          "formula) are the team's only")
 TAG_FILTER = {"type": "array", "items": string(40, 1), "maxItems": 10, "description": "tag slug, repeatable: posts with every one"}
 OWNER_FILTER = {**TEXT, "maxLength": 210, "description": "team only: the owner's user id (person:<id>)"}
 FIELD_FILTER = string(60, 1, description="field.<key>=<value>: posts whose select, multiselect or checkbox field has the value "

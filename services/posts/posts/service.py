@@ -78,7 +78,7 @@ class PostService:
 
         doc, voted = self.repo.unit_of_work(work)
         # Nobody but its author has voted on a post that did not exist a moment ago: no votes query.
-        return shapes.post(doc, ws, voted=voted, manager=access.is_manager(caller, slug), author=self.access.author(caller))
+        return shapes.post(doc, ws, voted=voted, manager=access.is_manager(caller, slug), reader=self.access.reader(caller, slug, ws))
 
     def _board(self, slug: str, fields: dict) -> tuple[Snapshot, dict]:
         """The workspace and the board a new post's body names, by ``boardSlug`` or ``boardId``
@@ -169,7 +169,11 @@ class PostService:
             if {"title", "moderationState"} & set(changed):
                 tx.add(*tx.relink(after))
             shape = shapes.post_event(after, ws, settings or self.access.triage_of(slug, [after], tx))
-            tx.add(*tx.edit_post(before, update))
+            happened = None
+            if "statusSlug" in changed:
+                happened = shapes.happened(contract.STATUS_CHANGE, update["updatedAt"], actor,
+                                           was=before["statusSlug"], status=changed["statusSlug"])
+            tx.add(*tx.edit_post(before, update, happened))
             others = sorted(set(changed) - {"statusSlug"})
             if others:
                 tx.add(tx.event(slug, contract.POST_UPDATED, {"post": shape, "changed": others, "actor": actor}))
@@ -249,6 +253,7 @@ class PostService:
             authorId=access.identity(caller),
             isTeamMember=manager,
             authorName=access.team_name(caller, slug),
+            author=access.author(caller, slug),
             isPrivate=private,
             createdAt=now(),
         )
@@ -262,14 +267,19 @@ class PostService:
             tx.add(tx.insert_comment(doc), *tx.count_comment(post, doc, last), tx.event(slug, contract.COMMENT_CREATED, event))
 
         self.repo.unit_of_work(work, hot_key=post_id)
-        return shapes.comment_seen(doc, self.access.author(caller))
+        return shapes.comment_seen(doc, self.access.reader(caller, slug))
+
+    def history(self, caller: auth.Caller, slug: str, post_id: str) -> dict:
+        """What happened to a post the caller can see: status changes and merges, newest first."""
+        ws = self.workspaces.get(slug)
+        return shapes.history(self.access.visible(caller, slug, post_id), ws, access.is_manager(caller, slug))
 
     def comments(self, caller: auth.Caller, slug: str, post_id: str, limit: int, offset: int) -> dict:
-        self.workspaces.get(slug)
+        ws = self.workspaces.get(slug)
         post = self.access.visible(caller, slug, post_id)
         docs = self.repo.comment_page(post["_id"], access.is_manager(caller, slug), offset, limit)
-        author = self.access.author(caller)
-        return {"items": [shapes.comment_seen(d, author) for d in docs]}
+        reader = self.access.reader(caller, slug, ws)
+        return {"items": [shapes.comment_seen(d, reader) for d in docs]}
 
     def _own_comment(self, caller: auth.Caller, slug: str, post_id: str, comment_id: str,
                      tx: PostRepository) -> tuple[dict, dict]:
@@ -301,7 +311,7 @@ class PostService:
             return after
 
         doc = self.repo.unit_of_work(work, hot_key=post_id)
-        return shapes.comment_seen(doc, self.access.author(caller))
+        return shapes.comment_seen(doc, self.access.reader(caller, slug))
 
     def delete_comment(self, caller: auth.Caller, slug: str, post_id: str, comment_id: str) -> None:
         """Delete a comment (softly): its author within the window, the team any time. Its
@@ -397,6 +407,7 @@ def new_post(slug: str, board_id: str, title: str, content: str, status: str, ca
         verified=access.verified(caller),
         moderationState=contract.APPROVED,
         authorId=access.identity(caller),
+        author=access.author(caller, slug),
         mergedInto=None,
         terms=terms,
         titleTerms=title_terms,

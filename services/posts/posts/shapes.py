@@ -6,8 +6,10 @@ from datetime import datetime, timedelta
 
 from bson import ObjectId
 
+from common.auth import PERSON_PREFIX
 from common.ids import iso
 from common.money import from_cents
+from posts import contract
 from posts.contract import APPROVED
 from posts.readmodel import Snapshot
 from posts.triage import Settings
@@ -16,7 +18,7 @@ NO_TRIAGE = Settings()
 
 
 def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, triage: Settings = NO_TRIAGE,
-         author: Author | None = None) -> dict:
+         reader: Reader | None = None) -> dict:
     """A Post as the caller may see it: ``commentCount`` counts private comments for managers
     only, merged posts that are not approved (pending, rejected, spam), ``revenue``, the owner,
     the score and internal fields show to managers only (``triage``: the workspace's settings,
@@ -42,7 +44,7 @@ def post(doc: dict, ws: Snapshot, voted: bool = False, manager: bool = False, tr
         "createdAt": iso(doc["createdAt"]),
         "editedAt": iso(doc.get("editedAt")),
         **triage.shape(doc, manager),
-        **(author or NOBODY).of(doc),
+        **(reader or TEAM).of(doc),
     }
     if manager:  # the companies behind the votes are the team's business
         shown["revenue"] = from_cents(doc.get("revenueCents", 0))
@@ -53,7 +55,7 @@ def post_event(doc: dict, ws: Snapshot, triage: Settings = NO_TRIAGE) -> dict:
     """A Post in an event payload (for the team's webhook endpoints, which see what the team
     sees: internal fields, owner, score): every merged post, the public comment count, no
     caller-specific ``voted``."""
-    shape = post(doc, ws, manager=True, triage=triage)
+    shape = post(doc, ws, manager=True, triage=triage, reader=TEAM)
     shape["commentCount"] = doc.get("commentCount", 0)
     for caller_specific in ("voted", "mine", "editableUntil"):
         del shape[caller_specific]
@@ -72,7 +74,7 @@ def _approved(link_: dict) -> bool:
 
 
 def comment(doc: dict) -> dict:
-    """A comment as events carry it."""
+    """A comment as events carry it (to the team's receivers: its author named)."""
     return {
         "id": str(doc["_id"]),
         "postId": str(doc["postId"]),
@@ -80,30 +82,34 @@ def comment(doc: dict) -> dict:
         "content": doc["content"],
         "isTeamMember": bool(doc.get("isTeamMember", False)),
         "authorName": doc.get("authorName"),
+        "author": TEAM.author(doc),
         "isPrivate": bool(doc.get("isPrivate", False)),
         "createdAt": iso(doc["createdAt"]),
     }
 
 
-def comment_seen(doc: dict, author: Author) -> dict:
+def comment_seen(doc: dict, reader: Reader) -> dict:
     """A comment as a reader sees it: when it was edited, whether it is the reader's and until
     when they may change it; a deleted one (shown only while replies hang below it) keeps its
     place and thread, and nothing of what it said or who said it."""
     shown = {**comment(doc), "editedAt": iso(doc.get("editedAt")), "deleted": doc.get("deletedAt") is not None,
-             **author.of(doc)}
+             **reader.of(doc)}
     if shown["deleted"]:
-        shown.update(content="", authorName=None, isTeamMember=False, editedAt=None, mine=False, editableUntil=None)
+        shown.update(content="", authorName=None, author=None, isTeamMember=False, editedAt=None, mine=False, editableUntil=None)
     return shown
 
 
-class Author:
-    """Who reads (their identity, None for an anonymous visitor, who edits nothing) and the
-    window in which an author may still change what they wrote: what ``mine`` and
-    ``editableUntil`` say of a post or a comment."""
+class Reader:
+    """Who reads, and what that lets them see of who wrote what: their identity (None for an
+    anonymous visitor, who edits nothing), the window in which an author may still change what
+    they wrote (``mine`` and ``editableUntil``), and whether they see end users' names
+    (``names``: false for an end user of a workspace that hides them, ``hideCustomerNames``;
+    a team member's name shows to everyone, and a person always sees their own)."""
 
-    def __init__(self, identity: str | None, window_seconds: float):
+    def __init__(self, identity: str | None, window_seconds: float, names: bool = True):
         self.identity = identity
         self.window = timedelta(seconds=window_seconds)
+        self.names = names
 
     def mine(self, doc: dict) -> bool:
         return self.identity is not None and doc.get("authorId") == self.identity
@@ -111,12 +117,21 @@ class Author:
     def until(self, doc: dict) -> datetime:
         return doc["createdAt"] + self.window
 
+    def author(self, doc: dict) -> dict | None:
+        """The ``author`` of a post or comment as this reader may see it (contract.AUTHOR)."""
+        stored = doc.get("author")
+        if not stored or not (stored.get("team") or self.names or self.mine(doc)):
+            return None
+        return {"name": stored.get("name"), "avatarUrl": stored.get("avatarUrl"), "isTeamMember": bool(stored.get("team"))}
+
     def of(self, doc: dict) -> dict:
         mine = self.mine(doc)
-        return {"mine": mine, "editableUntil": iso(self.until(doc)) if mine else None}
+        return {"mine": mine, "editableUntil": iso(self.until(doc)) if mine else None, "author": self.author(doc)}
 
 
-NOBODY = Author(None, 0)
+# The team's view (events to its webhook receivers, answers built without a caller): every
+# name, nothing the reader's own.
+TEAM = Reader(None, 0)
 
 
 def voter(vote: dict, person: dict | None, companies: dict[str, dict]) -> dict:
@@ -162,9 +177,41 @@ def stalled(doc: dict, manager: bool, at: datetime) -> dict:
     return {**brief(doc, manager), "lastCommentAt": iso(doc["lastCommentAt"]), "daysWaiting": (at - doc["lastCommentAt"]).days}
 
 
-def roadmap_entry(doc: dict) -> dict:
-    """A roadmap item, from what the read engine returns of the post (posts.reads.Reads.roadmap)."""
-    return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0)}
+def happened(kind: str, at: datetime, actor: dict | None, **what) -> dict:
+    """An entry of a post's history (contract.STATUS_CHANGE: ``was`` and ``status`` slugs; a
+    merge: ``post``, the other post's link), as it is stored."""
+    return {"type": kind, "at": at, "actor": actor, **what}
+
+
+def history(doc: dict, ws: Snapshot, manager: bool) -> dict:
+    """A post's history as the caller may see it, newest first: status changes with the
+    statuses as the workspace names them now, and merges with the other post. Everyone sees who
+    on the team did it when a person did (a signed-in member's name, as on their comments);
+    an API key's or the operator's name is the team's business. A merge with a post that was
+    not approved (pending, spam) shows to the team only."""
+    items = []
+    for entry in reversed(doc.get("history") or ()):
+        actor = entry.get("actor") or None
+        if actor and not manager and not str(actor.get("id", "")).startswith(PERSON_PREFIX):
+            actor = None
+        shown = {"type": entry["type"], "at": iso(entry["at"]), "actor": actor if manager else actor and {"name": actor.get("name")}}
+        if entry["type"] == contract.STATUS_CHANGE:
+            shown.update(was=ws.status_shape(entry["was"]), status=ws.status_shape(entry["status"]))
+        else:
+            other = entry.get("post") or {}
+            if not (manager or _approved(other)):
+                continue
+            shown["post"] = {"id": other.get("id"), "title": other.get("title")}
+        items.append(shown)
+    return {"items": items}
+
+
+def roadmap_entry(doc: dict, triage: Settings = NO_TRIAGE) -> dict:
+    """A roadmap item, from what the read engine returns of the post (posts.reads.Reads.roadmap):
+    its tags (shown as the workspace's ``triage`` settings name them) and ETA, as everyone sees them."""
+    public = triage.shape(doc, team=False)
+    return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0),
+            "tags": public["tags"], "eta": public["eta"]}
 
 
 def preview_item(doc: dict, score: float) -> dict:

@@ -52,7 +52,7 @@ class Votes:
         ws = self.access.participant(caller, slug, "anonVote")
         doc, created = self._cast(caller, slug, post_id, access.identity(caller), {"name": caller.name})
         return shapes.post(doc, ws, True, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]),
-                           self.access.author(caller)), created
+                           self.access.reader(caller, slug, ws)), created
 
     def vote_for(self, caller: auth.Caller, slug: str, post_id: str, body) -> tuple[dict, bool]:
         """A vote for someone else, from a sales call or a support ticket: a team member, a
@@ -168,7 +168,7 @@ class Votes:
         except NotVoted:
             doc = self.access.visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]),
-                           self.access.author(caller))
+                           self.access.reader(caller, slug, ws))
 
     def _counted(self, tx: PostRepository, slug: str, doc: dict, step: int, revenue: int) -> tuple[dict, list[Write]]:
         """The post with one vote more (``step`` 1) or less (-1) and its revenue moved by

@@ -18,7 +18,7 @@ def test_comment_shape_and_thread_order(board):
     a = comment(board, post["id"], "first", user=user)
     assert a.status_code == 201, a.text
     a = a.json()
-    assert set(a) == {"id", "postId", "parentId", "content", "isTeamMember", "authorName", "isPrivate", "createdAt",
+    assert set(a) == {"id", "postId", "parentId", "content", "isTeamMember", "authorName", "author", "isPrivate", "createdAt",
                       "editedAt", "deleted", "mine", "editableUntil"}
     assert (a["postId"], a["parentId"], a["isTeamMember"], a["authorName"], a["isPrivate"]) == (post["id"], None, False, None, False)
     b = comment(board, post["id"], "second", user=user).json()

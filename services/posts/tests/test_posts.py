@@ -12,6 +12,7 @@ POST_FIELDS = {
     "moderationState", "voted", "mergedInto", "mergedPosts", "createdAt",
     "editedAt", "mine", "editableUntil",  # its author's window to edit and delete it (test_delete_edit.py)
     "tags", "eta", "fields",  # triage, as end users see it (docs/services/posts.md, "Triage and scores")
+    "author",  # who wrote it (test_authors.py)
 }
 
 
@@ -29,6 +30,7 @@ def test_create_post_returns_the_spec_shape(board):
     assert post["verified"] is True and post["moderationState"] == "approved"
     assert post["mergedInto"] is None and post["mergedPosts"] == []
     assert len(post["id"]) == 24 and post["createdAt"].endswith("Z")
+    assert post["author"] == {"name": "User alice", "avatarUrl": None, "isTeamMember": False}
 
 
 def test_post_on_a_board_created_a_moment_ago(workspace):

@@ -164,7 +164,7 @@ def test_a_page_cursor_shows_what_its_caller_may_see_in_sort_order(context, repo
     # A list leaves the search features out; a roadmap column reads only what it shows.
     page = list(repo.page_cursor(slug, everyone, "newest", 0, 20))
     assert all(not set(doc) & set(WITHOUT_TERMS) for doc in page)
-    assert {key for doc in repo.page_cursor(slug, everyone, "top", 0, 20, roadmap=True) for key in doc} == {"_id", "title", "voteCount"}
+    assert {key for doc in repo.page_cursor(slug, everyone, "top", 0, 20, roadmap=True) for key in doc} == {"_id", "title", "voteCount", "tags", "eta"}
 
 
 def test_lookups_of_ids_are_scoped_to_their_workspace(context, slug, repo):

@@ -66,8 +66,8 @@ def test_roadmap_columns_follow_statuses(board):
     columns = {c["status"]["slug"]: c for c in got["columns"]}
     assert columns["planned"]["status"] == {"slug": "planned", "name": "Planned", "color": "#8b5cf6"}
     assert columns["planned"]["items"] == [
-        {"id": p2["id"], "title": "P2", "voteCount": 1},
-        {"id": p1["id"], "title": "P1", "voteCount": 0},
+        {"id": p2["id"], "title": "P2", "voteCount": 1, "tags": [], "eta": None},
+        {"id": p1["id"], "title": "P1", "voteCount": 0, "tags": [], "eta": None},
     ]
     assert [i["id"] for i in columns["in-progress"]["items"]] == [p4["id"]]
     top = {c["status"]["slug"]: c["items"] for c in board.api.get(f"{ws.path}/roadmap", params={"limit": 1}).json()["columns"]}
@@ -79,3 +79,18 @@ def test_roadmap_columns_follow_statuses(board):
     assert columns["in-progress"]["items"] == []
     assert board.api.get("/workspaces/no-such-ws-here/roadmap").status_code == 404
     assert board.api.get(f"{ws.path}/roadmap", params={"limit": 0}).status_code == 400
+
+
+def test_roadmap_cards_show_their_tags_and_eta(board):
+    """A card says what it is about and when it should ship: the post's tags (as the workspace
+    names and colours them) and ETA."""
+    ws = board.ws
+    r = ws.api.put(f"{ws.path}/triage", key=ws.key, json={"tags": [{"slug": "api", "name": "API", "color": "#0e7490"}], "fields": []})
+    assert r.status_code == 200, r.text
+    post = board.post("Webhooks for votes")
+    r = board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"statusSlug": "planned", "tags": ["api"], "eta": "2027-03"})
+    assert r.status_code == 200, r.text
+    for caller in ({}, {"key": ws.key}):
+        columns = {c["status"]["slug"]: c for c in board.api.get(f"{ws.path}/roadmap", **caller).json()["columns"]}
+        card = next(i for i in columns["planned"]["items"] if i["id"] == post["id"])
+        assert card["tags"] == [{"slug": "api", "name": "API", "color": "#0e7490"}] and card["eta"] == "2027-03"

@@ -24,6 +24,7 @@ SETTINGS_FIELDS = {
     "anonVote": bool,
     "anonComment": bool,
     "authorVotes": bool,
+    "hideCustomerNames": bool,
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
     "ssoRequireAud": bool,

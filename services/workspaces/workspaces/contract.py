@@ -21,7 +21,8 @@ WORKSPACE_SETTINGS_CHANGED = "workspace.settings_changed"
 # What other services keep of a workspace (no secrets): boards in display order (an archived
 # one takes no new posts), statuses in display order,
 # the status new posts get, the anonymous flags, and whether a new post's author votes for it
-# (``authorVotes``). ``version`` grows with every change.
+# (``authorVotes``), and whether end users' names are hidden from other end users
+# (``hideCustomerNames``). ``version`` grows with every change.
 SNAPSHOT = shape(
     {
         "slug": TEXT,
@@ -36,6 +37,7 @@ SNAPSHOT = shape(
         "anonVote": BOOLEAN,
         "anonComment": BOOLEAN,
         "authorVotes": BOOLEAN,
+        "hideCustomerNames": BOOLEAN,
     }
 )
 CHANGELOG = shape(

@@ -48,6 +48,7 @@ class WorkspaceSettings(EmbeddedDocument):
     anonVote = BooleanField(default=False)
     anonComment = BooleanField(default=False)
     authorVotes = BooleanField(default=True)  # a new post's author, if a person, is its first voter (posts service)
+    hideCustomerNames = BooleanField(default=False)  # end users see no other end user's name (posts service)
     brandVoice = StringField(default="")
     ssoSecret = StringField(null=True)  # sealed (common.secretbox): the platform reads it back to check tokens
     ssoRequireAud = BooleanField(default=False)  # set with every secret since tokens must carry ``aud``

@@ -40,6 +40,13 @@ SETTINGS = obj(
                 "session; never an anonymous visitor, a manager key without a user, the operator or a write key"
             ),
         },
+        "hideCustomerNames": {
+            "type": "boolean",
+            "description": (
+                "end users' names and avatars are hidden from other end users (shown as \"Customer\"; false by "
+                "default); the team, and each person for their own posts and comments, still see them"
+            ),
+        },
         "brandVoice": string(2000),
         "ssoSecret": {
             "description": (

@@ -58,6 +58,7 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
         "anonVote": s.get("anonVote", False),
         "anonComment": s.get("anonComment", False),
         "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
+        "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
         "brandVoice": s.get("brandVoice", ""),
         "ssoSecret": sso_secret,
         "ssoRequireAud": bool(s.get("ssoRequireAud", False)),
@@ -184,4 +185,5 @@ def snapshot(doc: dict) -> dict:
         "anonVote": s.get("anonVote", False),
         "anonComment": s.get("anonComment", False),
         "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
+        "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
     }

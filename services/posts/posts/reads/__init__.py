@@ -42,6 +42,7 @@ class Filters:
     moderation: str | None = None  # managers only
     words: tuple[str, ...] = field(default_factory=tuple)  # posts.text.word_terms
     facets: tuple[str, ...] = field(default_factory=tuple)  # every one of these (posts.triage: tags, owner, fields)
+    only: frozenset[str] | None = None  # among these post ids only (the trending sort's posts with recent votes)
 
 
 class Reads(Protocol):
@@ -49,7 +50,7 @@ class Reads(Protocol):
         """The documents of one page of a list, in ``sort`` order (``posts.contract.SORTS``)."""
 
     def roadmap(self, slug: str, statuses: list[str], board: str | None, limit: int) -> dict[str, list[dict]]:
-        """Each status's listed posts with the most votes (``_id``, ``title``, ``voteCount``)."""
+        """Each status's listed posts with the most votes (``_id``, ``title``, ``voteCount``, ``tags``, ``eta``)."""
 
     def search_candidates(self, slug: str, q: str, vector: np.ndarray | None, manager: bool, board: str | None,
                           lexical: int) -> list:

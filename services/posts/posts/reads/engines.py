@@ -13,6 +13,7 @@ from posts import similarity, text
 from posts.reads import Filters
 from posts.reads.cache import ADOPT_SECONDS, IndexCache
 from posts.reads.index import Entry, WorkspaceIndex, oid_hex
+from posts.triage import TAG_FACET
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,8 @@ class MemoryReads(MongoReads):
             return super().page(slug, filters, sort, limit, offset)
         entries = index.page(sort, filters.manager, offset, limit, board=filters.board, status=filters.status,
                              moderation=filters.moderation if filters.manager else None, words=list(filters.words),
-                             facets=list(filters.facets))
+                             facets=list(filters.facets),
+                             only={int(i, 16) for i in filters.only} if filters.only is not None else None)
         return self.documents([ObjectId(oid_hex(e.oid)) for e in entries])
 
     def roadmap(self, slug: str, statuses: list[str], board: str | None, limit: int) -> dict[str, list[dict]]:
@@ -107,4 +109,5 @@ class MemoryReads(MongoReads):
 
 
 def _roadmap_doc(entry: Entry) -> dict:
-    return {"_id": ObjectId(oid_hex(entry.oid)), "title": entry.title, "voteCount": entry.votes}
+    tags = [f[len(TAG_FACET):] for f in entry.facets if f.startswith(TAG_FACET)]
+    return {"_id": ObjectId(oid_hex(entry.oid)), "title": entry.title, "voteCount": entry.votes, "tags": tags, "eta": entry.eta}

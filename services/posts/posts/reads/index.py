@@ -73,6 +73,7 @@ class Entry:
     terms: tuple[str, ...]  # its search terms (posts.text.index_terms), each also in the postings
     title_terms: tuple[str, ...]  # what search scores
     changed: int  # changedAt (ns) of the document this entry was made from
+    eta: str | None = None  # posts.triage: the month it should ship, shown on the roadmap
 
     @classmethod
     def from_doc(cls, doc: dict) -> "Entry":
@@ -94,6 +95,7 @@ class Entry:
             terms=tuple(sys.intern(t) for t in doc.get("terms", ())),
             title_terms=tuple(sys.intern(t) for t in doc.get("titleTerms", ())),
             changed=doc.get("changedAt", 0),
+            eta=doc.get("eta"),
         )
 
     def populations(self) -> tuple[str, ...]:
@@ -279,6 +281,7 @@ class WorkspaceIndex:
         moderation: str | None = None,
         words: list[str] = (),
         facets: list[str] = (),
+        only: set[int] | None = None,
     ) -> list[Entry]:
         """A page of posts in ``sort`` order: listed ones, or for a manager every post not
         merged (``moderation`` narrows it), filtered by board, status, words and facets (all
@@ -293,6 +296,7 @@ class WorkspaceIndex:
                     self.by_moderation.get(moderation, set()) if moderation is not None else None,
                     *(self.postings.get(w, set()) for w in words),
                     *(self.by_facet.get(f, set()) for f in facets),
+                    only,
                 )
                 if s is not None
             ]
