@@ -135,8 +135,12 @@ class Board:
             board_id = found["id"]
         shown = [status["slug"] for status in ws.statuses if status.get("roadmap", True)]  # the owner marks each
         columns = self.reads.roadmap(slug, shown, board_id, limit)  # public: listed posts only
-        settings = self.access.triage_of(slug, [d for s in shown for d in columns[s]])
-        return {"columns": [{"status": ws.status_shape(s), "items": [shapes.roadmap_entry(d, settings) for d in columns[s]]}
+        docs = [d for s in shown for d in columns[s]]
+        settings = self.access.triage_of(slug, docs)
+        # The caller's own votes, so each card's button says whether they voted (one query).
+        voted = self.repo.voted_ids(access.identity(caller), [str(d["_id"]) for d in docs], []) if docs else set()
+        return {"columns": [{"status": ws.status_shape(s),
+                             "items": [shapes.roadmap_entry(d, settings, str(d["_id"]) in voted) for d in columns[s]]}
                             for s in shown]}
 
     def stats(self, caller: auth.Caller, slug: str, board: str | None, stalled_days: int, top: int) -> dict:

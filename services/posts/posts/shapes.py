@@ -206,12 +206,13 @@ def history(doc: dict, ws: Snapshot, manager: bool) -> dict:
     return {"items": items}
 
 
-def roadmap_entry(doc: dict, triage: Settings = NO_TRIAGE) -> dict:
+def roadmap_entry(doc: dict, triage: Settings = NO_TRIAGE, voted: bool = False) -> dict:
     """A roadmap item, from what the read engine returns of the post (posts.reads.Reads.roadmap):
-    its tags (shown as the workspace's ``triage`` settings name them) and ETA, as everyone sees them."""
+    its tags (shown as the workspace's ``triage`` settings name them) and ETA, as everyone sees
+    them, and whether the caller voted for it."""
     public = triage.shape(doc, team=False)
     return {"id": str(doc["_id"]), "title": doc["title"], "voteCount": doc.get("voteCount", 0),
-            "tags": public["tags"], "eta": public["eta"]}
+            "tags": public["tags"], "eta": public["eta"], "voted": voted}
 
 
 def preview_item(doc: dict, score: float) -> dict:

@@ -52,7 +52,8 @@ def test_roadmap_columns_follow_statuses(board):
     p1, p2, p3, p4 = (board.post(f"P{i}") for i in range(1, 5))
     for post, status in ((p1, "planned"), (p2, "planned"), (p3, "closed"), (p4, "in-progress")):
         assert board.api.patch(f"{board.path}/{post['id']}", key=ws.key, json={"statusSlug": status}).status_code == 200
-    board.vote(p2["id"], user=board.user())
+    voter = board.user()
+    board.vote(p2["id"], user=voter)
     r = board.api.patch(f"{ws.path}/statuses/under-review", key=ws.key, json={"roadmap": False})
     assert r.status_code == 200, r.text
     from testkit import wait_for
@@ -66,10 +67,12 @@ def test_roadmap_columns_follow_statuses(board):
     columns = {c["status"]["slug"]: c for c in got["columns"]}
     assert columns["planned"]["status"] == {"slug": "planned", "name": "Planned", "color": "#8b5cf6"}
     assert columns["planned"]["items"] == [
-        {"id": p2["id"], "title": "P2", "voteCount": 1, "tags": [], "eta": None},
-        {"id": p1["id"], "title": "P1", "voteCount": 0, "tags": [], "eta": None},
+        {"id": p2["id"], "title": "P2", "voteCount": 1, "tags": [], "eta": None, "voted": False},
+        {"id": p1["id"], "title": "P1", "voteCount": 0, "tags": [], "eta": None, "voted": False},
     ]
     assert [i["id"] for i in columns["in-progress"]["items"]] == [p4["id"]]
+    mine = {c["status"]["slug"]: c["items"] for c in board.api.get(f"{ws.path}/roadmap", user=voter).json()["columns"]}
+    assert [i["voted"] for i in mine["planned"]] == [True, False]  # the caller's own votes
     top = {c["status"]["slug"]: c["items"] for c in board.api.get(f"{ws.path}/roadmap", params={"limit": 1}).json()["columns"]}
     assert [i["id"] for i in top["planned"]] == [p2["id"]]  # the limit holds per column
     assert [i["id"] for i in top["in-progress"]] == [p4["id"]]

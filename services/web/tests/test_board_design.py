@@ -60,7 +60,7 @@ def test_the_board_counts_votes_in_words_shows_status_colours_and_sorts_by_tabs(
     assert 'style="' not in board
     # sort tabs and status chips are links keeping the other filters
     tabs = re.findall(r'<a href="([^"]+)" data-sort="(\w+)"( aria-current="page")?>', board)
-    assert [(s, bool(current)) for _, s, current in tabs] == [("top", True), ("new", False)]
+    assert [(s, bool(current)) for _, s, current in tabs] == [("top", True), ("trending", False), ("new", False)]
     planned = site.get("?q=voter&sort=new&status=planned").text
     assert f'href="/b/{workspace.slug}?status=planned&amp;q=voter&amp;sort=top" data-sort="top"' in planned
     assert re.search(r'data-chip="planned" aria-current="page"', planned)

@@ -100,7 +100,7 @@ def test_manager_changes_status_and_merges(page, site, workspace):
     accept_invitation(page, invite(workspace, "browser-owner@example.com"))
     page.goto(f"{site}/p/{a['id']}")
     page.select_option("#t-status", "planned")
-    page.click("text=Change status")
+    page.get_by_role("button", name="Save triage").click()
     page.wait_for_load_state()
     assert page.locator(".post .badge[data-status]").first.inner_text() == "Planned"
     page.fill("#t-merge-q", "okta sign-on")
@@ -145,7 +145,7 @@ def test_a_manager_triages_from_the_post_page_and_the_board_resorts_by_score(pag
     page.fill("#t-eta", "2027-03")
     page.check("#t-tag-ux")
     page.fill("#t-f-impact", "3")
-    page.get_by_role("button", name="Save owner, ETA, tags and fields").click()
+    page.get_by_role("button", name="Save triage").click()
     page.wait_for_load_state()
     chip = page.locator(".post .tags .tag[data-tag=ux]")
     assert chip.inner_text() == "UX" and page.locator(".post .tag[data-tag=bug]").count() == 0
@@ -253,7 +253,7 @@ def test_a_colleague_joins_by_mail_registers_a_passkey_and_signs_in_with_it_alon
     assert "pk-colleague" in page.locator(".account .who").inner_text()
     page.goto(f"{site}/p/{post['id']}")
     page.select_option("#t-status", "planned")
-    page.click("text=Change status")
+    page.get_by_role("button", name="Save triage").click()
     page.wait_for_load_state()
     assert page.locator(".post .badge[data-status]").first.inner_text() == "Planned"
     log = workspace.api.get(f"{workspace.path}/audit-log", key=workspace.key).json()["items"]

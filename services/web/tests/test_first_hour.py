@@ -82,7 +82,7 @@ def test_the_first_hour(browser, stack, workspace, maildir, receiver):
     owner.get_by_role("button", name="Comment", exact=True).click()
     owner.wait_for_load_state()
     owner.select_option("#t-status", "planned")
-    owner.get_by_role("button", name="Change status").click()
+    owner.get_by_role("button", name="Save triage").click()
     owner.wait_for_load_state()
     assert owner.locator(".post .badge[data-status]").first.inner_text() == "Planned"
     customer.reload()

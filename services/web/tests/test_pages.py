@@ -220,7 +220,7 @@ def test_manager_signs_in_and_triages(site, workspace):
     r = join_team(site, invite(workspace, "triage-owner@example.com"))
     assert r.status_code == 200 and f'href="/b/{workspace.slug}/admin">Admin<' in r.text
     post_page = site.get(f"/p/{a['id']}").text
-    assert workspace.key not in post_page and "Change status" in post_page
+    assert workspace.key not in post_page and "Save triage" in post_page
     token = csrf_of(post_page)
     r = site.post(f"/p/{a['id']}/triage", {"csrf": token, "action": "status", "statusSlug": "planned"})
     assert r.status_code == 200, r.text
@@ -310,20 +310,20 @@ def test_every_kind_of_answer_carries_the_security_headers(stack, site, workspac
     assert "Set-Cookie" not in answers["static file"].headers and "Set-Cookie" not in answers["theme"].headers
 
 
-def test_the_board_sorts_by_top_or_new_and_names_no_other_order(site, workspace):
-    """The API has no trending order: the board offers top (its default) and new, and an old
-    link asking for "trending" shows the default."""
+def test_the_board_sorts_by_top_trending_or_new(site, workspace):
+    """Top (the default), Trending (the last two weeks' votes first: services/posts/tests/test_trending.py)
+    and New, as tabs; an unknown order shows the default."""
     older = create_post(workspace, "Older but voted")
     newer = create_post(workspace, "Newer without votes")
     voted = workspace.api.post(f"{workspace.path}/posts/{older['id']}/vote", user=workspace.user_token("voter"))
     assert voted.status_code in (200, 201), voted.text
     default = site.get().text
     tabs = re.findall(r'data-sort="(\w+)"( aria-current="page")?>(\w+)</a>', default.split('id="f-sort"')[1].split("</nav>")[0])
-    assert tabs == [("top", ' aria-current="page"', "Top"), ("new", "", "New")]
+    assert tabs == [("top", ' aria-current="page"', "Top"), ("trending", "", "Trending"), ("new", "", "New")]
     assert default.index("Older but voted") < default.index("Newer without votes")
     newest = site.get("?sort=new").text
     assert newest.index("Newer without votes") < newest.index("Older but voted")
     trending = site.get("?sort=trending").text
     assert trending.index("Older but voted") < trending.index("Newer without votes")
-    assert 'data-sort="top" aria-current="page"' in trending
-    assert newer["id"] in trending
+    assert 'data-sort="trending" aria-current="page"' in trending
+    assert 'data-sort="top" aria-current="page"' in site.get("?sort=hottest").text

@@ -109,7 +109,8 @@ def test_the_roadmap_shows_columns_of_cards_with_counts_and_colours(site, worksp
     for p, status in ((a, "planned"), (b, "planned"), (c, "in-progress")):
         r = workspace.api.patch(f"{workspace.path}/posts/{p['id']}", key=workspace.key, json={"statusSlug": status})
         assert r.status_code == 200, r.text
-    workspace.api.post(f"{workspace.path}/posts/{a['id']}/votes", key=workspace.key, json={"userId": "u-1"})
+    voted = workspace.api.post(f"{workspace.path}/posts/{a['id']}/vote", user=workspace.user_token("u-1"))
+    assert voted.status_code in (200, 201), voted.text
     page = site.get("/roadmap").text
     columns = re.findall(r'<section class="column" aria-labelledby="col-([a-z0-9-]+)" data-status="\1" data-color="(#[0-9a-fA-F]{6})">'
                          r'.*?<span class="count" data-count="(\d+)">', page, re.S)
@@ -120,8 +121,16 @@ def test_the_roadmap_shows_columns_of_cards_with_counts_and_colours(site, worksp
         assert color == statuses[slug]["color"]
         assert f'<circle cx="5" cy="5" r="5" fill="{color}"/>' in page
     card = re.search(rf'<li class="roadmap-card" data-post-id="{a["id"]}">(.*?)</li>', page, re.S).group(1)
-    assert f'href="/b/{workspace.slug}/p/{a["id"]}">Planned thing</a>' in card and re.search(r"</span> \d+<span class=\"sr-only\"> votes?</span>", card)
+    assert f'href="/b/{workspace.slug}/p/{a["id"]}">Planned thing</a>' in card
+    # each card votes as the board does (its count readable, the visitor's own vote shown)
+    assert re.search(rf'<form method="post" action="/b/{workspace.slug}/p/{a["id"]}/vote" class="vote">', card)
+    assert re.search(r'<span class="count" data-count>1</span>\s*<span class="sr-only">vote</span>', card)
     assert "style=" not in page
+    # a vote from the roadmap comes back to the roadmap, the card pressed
+    r = site.post(f"/p/{b['id']}/vote", {"csrf": csrf_of(page), "next": f"/b/{workspace.slug}/roadmap", "action": "vote"})
+    assert r.status_code == 200 and r.url.endswith("/roadmap"), r.text
+    card = re.search(rf'<li class="roadmap-card" data-post-id="{b["id"]}">(.*?)</li>', r.text, re.S).group(1)
+    assert 'aria-pressed="true"' in card and re.search(r'data-count>1</span>', card)
 
 
 def test_the_post_roadmap_and_changelog_pages_pass_axe_at_390px_in_both_themes(site, workspace, page):

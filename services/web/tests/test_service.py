@@ -349,6 +349,13 @@ def test_the_triage_form_becomes_one_patch_and_empty_inputs_clear(recorded):
     site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "owner": "", "ownerWas": "person:7",
                                 "fieldKeys": "impact,effort", "field.impact": "lots", "field.effort": "1e999"})
     assert api.requests[-1]["body"] == {"owner": None, "eta": None, "tags": [], "fields": {"impact": "lots", "effort": "1e999"}}
+    # The panel's status and moderation go only when changed: a save of tags alone tells no follower.
+    site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "statusSlug": "open", "statusWas": "open",
+                                "moderationState": "approved", "moderationStateWas": "approved"})
+    assert api.requests[-1]["body"] == {"eta": None, "tags": []}
+    site.triage(manager, "p1", {"csrf": manager.csrf, "action": "fields", "statusSlug": "planned", "statusWas": "open",
+                                "moderationState": "spam", "moderationStateWas": "approved"})
+    assert api.requests[-1]["body"] == {"statusSlug": "planned", "moderationState": "spam", "eta": None, "tags": []}
     # The API's refusal reaches the page as ApiError (the error page), never a failure of the site's.
     api.answers[("PATCH", "/v1/workspaces/acme/posts/p1")] = (400, {"error": "field 'fields.impact': must be a number"})
     with pytest.raises(ApiError) as refused:
@@ -364,10 +371,10 @@ def test_the_board_adds_score_and_tags_for_the_team_only(recorded):
     page = site.board(visitor, {"sort": "score", "tag": "bug"})
     listed = api.requests[-1]
     assert listed["path"] == "/v1/workspaces/acme/posts" and ("GET", "/v1/workspaces/acme/triage") not in api.calls()
-    assert page.context["sorts"] == ["top", "new"] and page.context["state"]["sort"] == "top" and page.context["state"]["tag"] == ""
+    assert page.context["sorts"] == ["top", "trending", "new"] and page.context["state"]["sort"] == "top" and page.context["state"]["tag"] == ""
     manager = site.visitor("acme", {SESSION_COOKIE: MANAGER})
     page = site.board(manager, {"sort": "score", "tag": "bug"})
-    assert page.context["sorts"] == ["top", "new", "score"] and page.context["state"] == {
+    assert page.context["sorts"] == ["top", "trending", "new", "score"] and page.context["state"] == {
         "board": "", "status": "", "q": "", "sort": "score", "tag": "bug"}
     assert page.context["here"] == "/b/acme?sort=score&tag=bug"
     assert site.board(manager, {"tag": "nope"}).context["state"]["tag"] == ""  # an unknown tag shows every post

@@ -99,6 +99,11 @@ PAGES = [
     Route(B + "/admin/authentication", A + "authentication:Authentication", ("GET", "POST")),
     Route(B + "/admin/authentication/oidc", A + "authentication:AuthenticationOidc", ("POST",)),
     Route(B + "/admin/authentication/oidc/remove", A + "authentication:AuthenticationOidcRemove", ("POST",)),
+    # The visitor's own light/dark/system choice, a cookie (web.preferences).
+    Route(B + "/theme", "web.preferences:Theme", ("POST",)),
+    # For crawlers (web.seo): on a custom domain these are its /sitemap.xml and /robots.txt.
+    Route(B + "/sitemap.xml", "web.seo:Sitemap", ("GET",)),
+    Route(B + "/robots.txt", "web.seo:Robots", ("GET",)),
     Route(B + "/theme.css", R + "ThemeCss", ("GET",)),
     Route(B + "/static/{name}", R + "Static", ("GET",)),
     # The platform's own pages, outside any workspace (web.platform): the start page, the API
@@ -125,6 +130,7 @@ ALIAS = "web"
 
 def create_context(settings: Settings) -> Context:
     from common.db import Store
+    from web import seo
     from web.api import ApiClient
     from web.config import load_config
     from web.platform import Platform
@@ -134,6 +140,7 @@ def create_context(settings: Settings) -> Context:
     config = load_config(settings)
     site = Site(ApiClient(config.api_url, config.api_timeout), config)
     templates = environment()
+    seo.install(templates, settings.public_base_url)  # the pages' canonical addresses
     platform = Platform(site.api, templates, B, site.static_file)
     # Who is signed in is the people service's (the cookie holds its session token).
     return Context(settings=settings, store=Store(settings, ALIAS), config=config, site=site, templates=templates,

@@ -8,9 +8,9 @@ the site reads elsewhere (``csrf``, ``next``), so these schemas name only what t
 
 import re
 
-# The board's ``?sort=`` choices and the API's sort each one lists by. The API has no trending
-# order, so the board offers none (an old ``?sort=trending`` link shows the default, top).
-SORTS = {"top": "top", "new": "newest"}
+# The board's ``?sort=`` choices and the API's sort each one lists by (trending: the most votes
+# of the last two weeks first).
+SORTS = {"top": "top", "trending": "trending", "new": "newest"}
 DEFAULT_SORT = "top"
 # What the team's board adds: the workspace's score formula (the API lists by it for the team only).
 TEAM_SORTS = {**SORTS, "score": "score"}

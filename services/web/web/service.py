@@ -33,6 +33,7 @@ from common.validation import check
 from web import schemas, shapes
 from web.api import ApiClient, ApiError
 from web.contract import ANON_COOKIE, DRAFT_COOKIE, OIDC_COOKIE, SESSION_COOKIE
+from web.preferences import chosen_theme
 from web.shapes import Asset, Json, Page, Redirect
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ ANON_ID = re.compile(r"[0-9a-f]{32}")
 # The site's own files (package data) and their types; browsers keep them five minutes.
 STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
 STATIC_MAX_AGE = 300
+VOTERS_SHOWN = 50  # the voters a post's page lists for the team (the API pages the rest)
 # What an unsubscribe link that is not this workspace's (forged, cut short, another board's) shows.
 INVALID_UNSUBSCRIBE = ("This unsubscribe link is not valid for this board: it may have been cut short when it was "
                        "copied. Use the link at the end of the latest email, or sign in and choose what you receive "
@@ -70,6 +72,7 @@ class Visitor:
     me: dict = field(default_factory=dict)  # GET /v1/me of a signed-in visitor
     oidc_state: str | None = None  # the OpenID Connect sign-in this browser started
     draft: str | None = None  # the signed idea this browser typed before it was asked to sign in (DRAFT_COOKIE)
+    theme: str | None = None  # light | dark | system, as this browser chose (web.preferences); None: the workspace's
 
     @property
     def is_manager(self) -> bool:
@@ -86,17 +89,17 @@ class Visitor:
 
 
 def _person(visitor: Visitor, item: dict) -> dict:
-    """Who wrote ``item`` (a post or comment) as the page shows them (people.html): the API names
-    a team member's comment (``authorName``) and says which items are the reader's (``mine``);
-    it names no end user, so another customer's is "Customer" and the reader's own carries the
-    reader's name and avatar."""
-    team = bool(item.get("isTeamMember"))
+    """Who wrote ``item`` (a post or comment) as the page shows them (people.html): the API's
+    ``author`` (a person's name and avatar as their sign-in gave them; null for an API key, an
+    anonymous visitor, or another end user where the workspace hides customers' names), and
+    which items are the reader's (``mine``). One the API does not name is "Customer", or "Team
+    member" with the team badge; the reader's own carries "You" for a label."""
+    author = item.get("author") or {}
+    team = bool(item.get("isTeamMember") or author.get("isTeamMember"))
+    name, avatar = author.get("name") or item.get("authorName"), author.get("avatarUrl")
     if item.get("mine"):
-        return {"name": item.get("authorName") or visitor.name, "avatarUrl": visitor.me.get("avatarUrl"),
-                "team": team, "label": "You"}
-    if team:
-        return {"name": item.get("authorName"), "avatarUrl": None, "team": True, "label": "Team member"}
-    return {"name": None, "avatarUrl": None, "team": False, "label": "Customer"}
+        return {"name": name or visitor.name, "avatarUrl": avatar or visitor.me.get("avatarUrl"), "team": team, "label": "You"}
+    return {"name": name, "avatarUrl": avatar, "team": team, "label": "Team member" if team else "Customer"}
 
 
 def _within_window(item: dict) -> bool:
@@ -151,7 +154,7 @@ class Site:
         anon_csrf = _sign(self.secret, "csrf:" + anon_id)[:32]
         anonymous = Visitor(slug, anon_id, "anonymous", {"X-Feedback-Anonymous-Id": anon_id, **forwarded}, anon_csrf,
                             None, fresh, anon_csrf, forwarded, origin, oidc_state=cookies.get(OIDC_COOKIE) or None,
-                            draft=cookies.get(DRAFT_COOKIE) or None)
+                            draft=cookies.get(DRAFT_COOKIE) or None, theme=chosen_theme(cookies))
         token = cookies.get(SESSION_COOKIE) or ""
         if not token:
             return anonymous
@@ -171,7 +174,7 @@ class Site:
         kind = "manager" if me.get("role") else "user"
         csrf = _sign(self.secret, "csrf:" + token)[:32]
         return Visitor(slug, anon_id, kind, identity, csrf, token, fresh, anon_csrf, forwarded, origin, me,
-                       anonymous.oidc_state, anonymous.draft)
+                       anonymous.oidc_state, anonymous.draft, anonymous.theme)
 
     def anonymous(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
         """The visitor as if nobody were signed in: whom an error page is shown to when the
@@ -244,6 +247,8 @@ class Site:
             "board": board, "status": status, "q": q, "sort": sorts[sort], "tag": tag, "limit": size + 1, "offset": offset,
         })
         posts = page["items"]
+        for post in posts:
+            post["person"] = _person(visitor, post) if post.get("author") or post.get("mine") else None
         more = len(posts) > size
         state = {"board": board, "status": status, "q": q, "sort": sort, "tag": tag}
         return Page("board.html", {
@@ -296,7 +301,7 @@ class Site:
             settings = self._call(visitor, "GET", "/triage")
         post["can_edit"] = _within_window(post)
         post["can_delete"] = post["can_edit"] or visitor.is_manager
-        post["person"] = _person(visitor, post) if post.get("mine") else None
+        post["person"] = _person(visitor, post) if post.get("author") or post.get("mine") else None
         for c in comments:
             c["can_edit"] = not c.get("deleted") and _within_window(c)
             c["can_delete"] = not c.get("deleted") and (c["can_edit"] or visitor.is_manager)
@@ -305,8 +310,10 @@ class Site:
                    "merge_q": "", "moderation_states": schemas.MODERATION_STATES,
                    "following": self._following(visitor, post_id), "settings": settings, "members": [],
                    "custom_fields": shapes.custom_fields(settings["fields"], post.get("fields") or {}),
-                   "done": params.get("done")}
+                   "done": params.get("done"), "voters": None,
+                   "history": self._call(visitor, "GET", f"/posts/{post_id}/history")["items"]}
         if visitor.is_manager:
+            context["voters"] = self._call(visitor, "GET", f"/posts/{post_id}/votes", query={"limit": VOTERS_SHOWN})["items"]
             context["statuses"] = self._call(visitor, "GET", "/statuses")["items"]
             context["members"] = self._call(visitor, "GET", "/members")["items"]
             merge_q = (params.get("merge_q") or "").strip()[:schemas.SEARCH_MAX]
@@ -893,8 +900,9 @@ def _named(boards: list[dict], slug: str | None) -> dict | None:
 
 
 def triage_changes(settings: dict, form: dict) -> dict:
-    """The ``PATCH`` of a post's owner, ETA, tags and custom fields from the triage form
-    (``action=fields``; ``settings``: ``GET /triage``, as the team reads it).
+    """The ``PATCH`` of a post's status, moderation state, owner, ETA, tags and custom fields
+    from the triage panel's one form (``action=fields``; ``settings``: ``GET /triage``, as the
+    team reads it).
 
     An empty input clears its value (null), an unticked tag is removed, an unticked checkbox
     field is false (as on the preferences page) and a multiselect with no box ticked is cleared.
@@ -902,6 +910,10 @@ def triage_changes(settings: dict, form: dict) -> dict:
     changed (``ownerWas``: a former member kept as owner is not refused on every save). A number
     that does not read as one is sent as typed, so the API's message names the field."""
     changes: dict = {
+        # The status and moderation state only when changed (``statusWas``): a status change
+        # tells the post's followers, a save of tags alone must not.
+        **{name: value for name, was in (("statusSlug", "statusWas"), ("moderationState", "moderationStateWas"))
+           if (value := (form.get(name) or "").strip()) and value != (form.get(was) or "").strip()},
         "eta": (form.get("eta") or "").strip() or None,
         "tags": [t["slug"] for t in settings.get("tags", []) if form.get(schemas.TAG_PREFIX + t["slug"])],
     }

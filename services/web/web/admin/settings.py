@@ -28,6 +28,7 @@ FLAGS = (
     ("anonVote", "Anyone may vote without signing in"),
     ("anonComment", "Anyone may comment without signing in"),
     ("authorVotes", "A new idea's author votes for it"),
+    ("hideCustomerNames", "Hide customers' names from other customers (shown as \"Customer\"; the team still sees them)"),
 )
 LOGO_TYPES = "image/png,image/jpeg,image/webp,image/svg+xml"
 LOGO_MAX_BYTES = 512 * 1024  # the workspaces service's limit
