@@ -314,7 +314,7 @@ def test_the_board_sorts_by_top_trending_or_new(site, workspace):
     """Top (the default), Trending (the last two weeks' votes first: services/posts/tests/test_trending.py)
     and New, as tabs; an unknown order shows the default."""
     older = create_post(workspace, "Older but voted")
-    newer = create_post(workspace, "Newer without votes")
+    create_post(workspace, "Newer without votes")
     voted = workspace.api.post(f"{workspace.path}/posts/{older['id']}/vote", user=workspace.user_token("voter"))
     assert voted.status_code in (200, 201), voted.text
     default = site.get().text
