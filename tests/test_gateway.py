@@ -1,5 +1,7 @@
 """The gateway: routing from plugins, errors as {error}, limits, auth hand-off, docs."""
 
+import gzip
+
 import falcon
 import falcon.testing
 import requests
@@ -182,3 +184,22 @@ def test_the_api_index_names_the_document_and_the_docs_a_plugin_serves():
     client = falcon.testing.TestClient(create_app(Settings(), services, config=ALONE))
     assert client.simulate_get("/v1").json["docs"] == "/v1/docs"
     assert client.simulate_get("/v1/docs").status_code == 503  # a page of the plugin's (not configured here)
+
+
+def test_pages_go_gzipped_to_a_browser_that_takes_it(stack, workspace):
+    """A site's text answers (pages, the stylesheet) are gzipped for a client that accepts gzip,
+    the same bytes once unpacked; a client that does not, or refuses it with q=0, gets them as
+    they are; small answers are not packed."""
+    css = f"{stack.url}/b/{workspace.slug}/static/site.css"
+    plain = requests.get(css, headers={"Accept-Encoding": "identity"}, timeout=10)
+    assert plain.status_code == 200 and "Content-Encoding" not in plain.headers
+    packed = requests.get(css, headers={"Accept-Encoding": "br, gzip;q=0.8"}, timeout=10, stream=True)
+    raw = packed.raw.read(decode_content=False)
+    assert packed.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed.headers["Vary"]
+    assert gzip.decompress(raw) == plain.content and len(raw) < len(plain.content) / 3
+    refused = requests.get(css, headers={"Accept-Encoding": "gzip;q=0"}, timeout=10)
+    assert "Content-Encoding" not in refused.headers
+    board = requests.get(f"{stack.url}/b/{workspace.slug}", headers={"Accept-Encoding": "gzip"}, timeout=10)
+    assert board.headers.get("Content-Encoding") == "gzip" and "<html" in board.text  # requests unpacks it
+    robots = requests.get(f"{stack.url}/b/{workspace.slug}/robots.txt", headers={"Accept-Encoding": "gzip"}, timeout=10)
+    assert robots.status_code == 200 and len(robots.content) < 1024 and "Content-Encoding" not in robots.headers

@@ -8,6 +8,7 @@ time-limited connections to the owning service's URL (``SERVICE_URL_<NAME>``).
 
 from __future__ import annotations
 
+import gzip
 from typing import Mapping
 
 import falcon
@@ -44,6 +45,13 @@ PAGE_RESPONSE_HEADERS = frozenset(h.lower() for h in (
     "Strict-Transport-Security", "Cross-Origin-Opener-Policy", "Cross-Origin-Resource-Policy",
     "Mcp-Session-Id", "Mcp-Protocol-Version",
 ))
+# A page's text goes gzipped to a browser that takes it: the board's HTML and stylesheet shrink
+# to about a fifth (docs/benchmarks.md, "Board site: Lighthouse"). Small answers, images and
+# streams go as they are.
+COMPRESSIBLE = ("text/html", "text/css", "text/javascript", "text/plain", "text/xml", "application/xml",
+                "application/json", "application/javascript", "image/svg+xml")
+COMPRESS_MIN_BYTES = 1024
+COMPRESS_LEVEL = 6
 DRAIN_LIMIT = 8 * 1024 * 1024
 MAX_URI_LENGTH = 4096
 
@@ -138,6 +146,27 @@ class PageProxy(Proxy):
         for name in {n.lower() for n in answer.headers} & PAGE_RESPONSE_HEADERS:
             for value in answer.headers.getlist(name):
                 resp.append_header(name, value)
+        if _takes_gzip(req.get_header("Accept-Encoding")) and _compressible(answer.headers.get("Content-Type"), resp.data):
+            resp.data = gzip.compress(resp.data, COMPRESS_LEVEL, mtime=0)
+            resp.set_header("Content-Encoding", "gzip")
+            resp.append_header("Vary", "Accept-Encoding")
+            etag = resp.get_header("ETag")
+            if etag and not etag.startswith("W/"):
+                resp.set_header("ETag", "W/" + etag)  # the same content, other bytes: a weak validator
+
+
+def _takes_gzip(accept_encoding: str | None) -> bool:
+    """Whether Accept-Encoding lists gzip (or ``*``) without ``q=0``."""
+    for item in (accept_encoding or "").lower().split(","):
+        coding, _, params = item.strip().partition(";")
+        if coding.strip() in ("gzip", "*"):
+            q = params.strip()
+            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
+    return False
+
+
+def _compressible(content_type: str | None, data: bytes | None) -> bool:
+    return bool(data) and len(data) >= COMPRESS_MIN_BYTES and (content_type or "").lower().startswith(COMPRESSIBLE)
 
 
 def _drain(stream, limit: int = DRAIN_LIMIT) -> None:
