@@ -25,6 +25,8 @@ ROUTES = [
     Route(W + "/{companyId}/members", R + "MemberList", ("GET", "POST")),
     Route(W + "/{companyId}/members/{userId}", R + "MemberItem", ("DELETE",)),
 ]
+# A page of a workspace's companies with their members for its export (portability).
+INTERNAL_ROUTES = [Route("/internal/companies/export", R + "CompaniesExport", ("POST",))]
 
 
 @dataclass(kw_only=True)
@@ -52,6 +54,7 @@ def register_service() -> ServiceSpec:
         name="companies",
         context="companies.plugin:create_context",
         routes=ROUTES,
+        internal_routes=INTERNAL_ROUTES,
         topic=contract.TOPIC,
         events=contract.EVENTS,
         consumes=contract.CONSUMES,

@@ -40,6 +40,20 @@ class CompaniesRepository(Repository):
         return list(self.companies.find({"workspace": slug})
                     .sort([("spendCents", DESCENDING), ("companyId", 1)]).skip(offset).limit(limit))
 
+    def companies_after(self, slug: str, after: str | None, limit: int) -> list[dict]:
+        """Up to ``limit`` of the workspace's companies in id order after ``after`` (an export's page)."""
+        query = {"workspace": slug, **({"_id": {"$gt": after}} if after else {})}
+        return list(self.companies.find(query, sort=[("_id", 1)], limit=limit))
+
+    def members_of(self, slug: str, company_ids: list[str]) -> dict[str, set[str]]:
+        """The users who belong to each of these companies, by company id."""
+        members: dict[str, set[str]] = {}
+        wanted = set(company_ids)
+        for doc in self.memberships.find({"workspace": slug, "companies": {"$in": company_ids}}, projection={"userId": 1, "companies": 1}):
+            for company_id in wanted.intersection(doc.get("companies", ())):
+                members.setdefault(company_id, set()).add(doc["userId"])
+        return members
+
     def put_company(self, slug: str, company_id: str, fields: dict, at: datetime) -> dict:
         """Create or replace the company's fields; the document as it now is."""
         return self.companies.find_one_and_update(

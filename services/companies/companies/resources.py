@@ -53,3 +53,10 @@ class MemberItem(Resource):
     def on_delete(self, req, resp, slug, companyId, userId):
         self.service.remove_member(req.context.caller, slug, companyId, userId)
         resp.status = falcon.HTTP_204
+
+
+class CompaniesExport(Resource):
+    """POST /internal/companies/export: a page of a workspace's companies, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.export(media(req))

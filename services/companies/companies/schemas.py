@@ -23,3 +23,10 @@ MEMBER = {
 }
 COMPANIES_PAGE = integer(1, COMPANIES_LIMIT[1], COMPANIES_LIMIT[0])
 MEMBERS_PAGE = integer(1, MEMBERS_LIMIT[1], MEMBERS_LIMIT[0])
+
+# A page of a workspace's companies for its export (the portability service asks; paged by id).
+EXPORT = obj(
+    {"workspace": string(100, 1), "kind": {"enum": ["companies"]}, "after": {"type": ["string", "null"], "maxLength": 300},
+     "limit": integer(1, 1000, 500)},
+    required=("workspace", "kind"),
+)

@@ -32,6 +32,16 @@ class CompaniesService:
         self.workspaces.require_manager(caller, slug)
         return {"items": [shapes.company(doc) for doc in self.repo.company_page(slug, limit, offset)]}
 
+    def export(self, body) -> dict:
+        """One page of the workspace's companies for its export (internal: the portability
+        service asks), in id order after ``after``, each with its monthly spend and members."""
+        fields = check(body, schemas.EXPORT)
+        slug, limit = fields["workspace"], fields.get("limit", 500)
+        docs = self.repo.companies_after(slug, fields.get("after"), limit)
+        members = self.repo.members_of(slug, [d["companyId"] for d in docs])
+        return {"items": [{**shapes.company(d), "members": sorted(members.get(d["companyId"], ()))} for d in docs],
+                "next": docs[-1]["_id"] if len(docs) == limit else None}
+
     def company(self, caller: auth.Caller, slug: str, company_id: str) -> dict:
         self.workspaces.require_manager(caller, slug)
         return shapes.company(self._existing(slug, company_id))

@@ -65,6 +65,8 @@ INTERNAL_ROUTES = [
     Route("/internal/workspaces/{slug}/team", R + "TeamDirectory", ("GET",)),
     # The person of an address, made if none exists yet (a company's member named by email).
     Route("/internal/people/resolve", R + "PeopleResolve", ("POST",)),
+    # A page of a workspace's people for its export (portability).
+    Route("/internal/people/export", R + "PeopleExport", ("POST",)),
 ]
 
 

@@ -47,6 +47,12 @@ class PeopleRepository(Repository):
     def person_by_email(self, email: str) -> dict | None:
         return self.persons.find_one({"email": email}, session=self.session)
 
+    def persons_of_workspace(self, slug: str, member_ids: list[ObjectId], after: ObjectId | None, limit: int) -> list[dict]:
+        """Up to ``limit`` persons who are members of ``slug`` or signed in there, in id order
+        after ``after`` (an export's page)."""
+        query = {"$or": [{"signedInTo": slug}, {"_id": {"$in": member_ids}}], **({"_id": {"$gt": after}} if after else {})}
+        return list(self.persons.find(query, sort=[("_id", 1)], limit=limit))
+
     def persons_by_id(self, ids: list[ObjectId]) -> dict[ObjectId, dict]:
         return {doc["_id"]: doc for doc in self.persons.find({"_id": {"$in": ids}})}
 

@@ -245,3 +245,10 @@ class PasskeySignIn(PasskeyResource):
     def on_post(self, req, resp, slug):
         resp.media = self.passkeys.sign_in(slug, media(req))
         resp.status = falcon.HTTP_201
+
+
+class PeopleExport(Resource):
+    """POST /internal/people/export: a page of a workspace's people, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.export(media(req))

@@ -95,3 +95,11 @@ OIDC_PROVIDER = obj(
 )
 OIDC_START = obj({"origin": ORIGIN, "next": NEXT})
 OIDC_CALLBACK = obj({"state": string(200, 16, pattern=r"^[A-Za-z0-9_-]+$"), "code": string(2000, 1)}, required=("state", "code"))
+
+# A page of a workspace's people for its export (the portability service asks; paged by id), or
+# the persons of ``ids`` (people its posts and votes name who never signed in there).
+EXPORT = obj(
+    {"workspace": string(100, 1), "kind": choice(("people",)), "after": {"type": ["string", "null"], "maxLength": 64},
+     "limit": integer(1, 1000, 500), "ids": {**array(string(24, 24, pattern=r"^[0-9a-f]{24}$")), "maxItems": 1000}},
+    required=("workspace", "kind"),
+)

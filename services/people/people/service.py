@@ -373,6 +373,22 @@ class PeopleService:
         email = normalize_email(check(body, schemas.RESOLVE)["email"])
         return shapes.person(self.repo.known_or_new_person(email, email.split("@")[0], None, now()))
 
+    def export(self, body) -> dict:
+        """One page of a workspace's people for its export (internal: the portability service
+        asks): its members and the persons who signed in there, in id order after ``after``; or,
+        with ``ids``, those persons (named by its posts or votes). No secret: no session, passkey
+        or token, only who they are and a member's role."""
+        fields = check(body, schemas.EXPORT)
+        slug, limit = fields["workspace"], fields.get("limit", 500)
+        roles = {m["personId"]: m["role"] for m in self.repo.members(slug, TEAM_MAX)}
+        if "ids" in fields:
+            persons = list(self.repo.persons_by_id([ObjectId(i) for i in fields["ids"]]).values())
+            return {"items": [shapes.exported_person(p, roles.get(p["_id"])) for p in persons], "next": None}
+        after = ObjectId(fields["after"]) if fields.get("after") and ObjectId.is_valid(fields["after"]) else None
+        persons = self.repo.persons_of_workspace(slug, list(roles), after, limit)
+        return {"items": [shapes.exported_person(p, roles.get(p["_id"])) for p in persons],
+                "next": str(persons[-1]["_id"]) if len(persons) == limit else None}
+
     def team(self, slug: str) -> dict:
         """Every member of ``slug``'s team with their address and role."""
         memberships = self.repo.members(slug, TEAM_MAX)

@@ -7,6 +7,12 @@ def person(doc: dict) -> dict:
     return {"id": str(doc["_id"]), "email": doc["email"], "name": doc["name"], "avatarUrl": doc.get("avatarUrl")}
 
 
+def exported_person(doc: dict, role: str | None) -> dict:
+    """A person as a workspace's export carries them: who they are (``userId`` as posts and
+    votes name them), their role if a member, nothing of how they sign in."""
+    return {**person(doc), "userId": f"person:{doc['_id']}", "role": role, "createdAt": iso(doc["createdAt"])}
+
+
 def member(membership: dict, person_doc: dict) -> dict:
     return {**person(person_doc), "role": membership["role"], "joinedAt": iso(membership["joinedAt"])}
 

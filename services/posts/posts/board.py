@@ -220,6 +220,19 @@ class Board:
         found = self.repo.existing_ids(fields["workspace"], oids) if oids else set()
         return {"found": [i for i in fields["ids"] if i in found]}
 
+    def export(self, body) -> dict:
+        """One page of ``kind`` of a workspace for its export (internal: the portability service
+        asks): posts, votes and comments in id order after ``after`` (deleted posts and comments
+        left out, private comments in), or the triage settings' tags or fields whole."""
+        fields = check(body, schemas.EXPORT)
+        slug, kind, limit = fields["workspace"], fields["kind"], fields.get("limit", 500)
+        if kind in ("tags", "fields"):
+            return {"items": list(triage.Settings.from_doc(self.repo.triage_settings(slug)).shown(team=True)[kind]), "next": None}
+        after = ObjectId(fields["after"]) if fields.get("after") and ObjectId.is_valid(fields["after"]) else None
+        docs = self.repo.exported_after(slug, kind, after, limit)
+        shape = {"posts": shapes.exported_post, "votes": shapes.exported_vote, "comments": shapes.exported_comment}[kind]
+        return {"items": [shape(d) for d in docs], "next": str(docs[-1]["_id"]) if len(docs) == limit else None}
+
     def voters(self, body) -> dict:
         """Each of the workspace's posts among the ids: its title, whether anyone may see it
         (approved, not merged), and the persons whose votes count for it (internal; the

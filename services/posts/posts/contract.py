@@ -4,6 +4,8 @@ from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.posts"
+# What a workspace's export reads of this service (POST /internal/posts/export).
+EXPORT_KINDS = ("posts", "votes", "comments", "tags", "fields")
 # Its own topic too: a new post is compared with the others (suggested duplicates), and a save
 # of the triage settings rescores the workspace, after the write that says so commits.
 CONSUMES = ("feedback.workspaces", "feedback.companies", TOPIC)

@@ -63,6 +63,8 @@ INTERNAL_ROUTES = [
     # Who a changelog entry ships to (the notifications service): asked of the owner, so a vote
     # made a moment before the entry counts however far its event is behind.
     Route("/internal/posts/voters", R + "Voters", ("POST",)),
+    # A page of a workspace's posts, votes, comments, tags or fields for its export (portability).
+    Route("/internal/posts/export", R + "Export", ("POST",)),
 ]
 
 

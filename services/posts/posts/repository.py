@@ -306,6 +306,16 @@ class PostRepository(Repository):
         """Whether a post of the workspace, whatever its state, matches ``match`` (a board, a status)."""
         return self.posts.find_one({"workspace": slug, **match}, projection={"_id": 1}) is not None
 
+    def exported_after(self, slug: str, kind: str, after: ObjectId | None, limit: int) -> list[dict]:
+        """Up to ``limit`` of the workspace's posts, votes or comments (``kind``) in id order
+        after ``after``, deleted posts and comments left out (an export's page)."""
+        collection = {"posts": self.posts, "votes": self.votes, "comments": self.comments}[kind]
+        query = {"workspace": slug, **({"_id": {"$gt": after}} if after else {})}
+        if kind != "votes":
+            query["deletedAt"] = None
+        projection = {"terms": 0, "titleTerms": 0, "embedding": 0, "history": 0} if kind == "posts" else None
+        return list(collection.find(query, projection=projection, sort=[("_id", 1)], limit=limit))
+
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         query = {"_id": {"$in": oids}, "workspace": slug, "deletedAt": None}
         return {str(d["_id"]) for d in self.posts.find(query, projection={"_id": 1})}

@@ -218,3 +218,10 @@ class Lookup(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.board.lookup(media(req))
+
+
+class Export(Resource):
+    """POST /internal/posts/export: a page of a workspace's data, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.board.export(media(req))

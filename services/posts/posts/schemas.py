@@ -155,3 +155,10 @@ ACTIVITY_DAYS = integer(1, contract.ACTIVITY_DAYS[1], contract.ACTIVITY_DAYS[0],
 STATS_TOP = integer(1, contract.STATS_TOP[1], contract.STATS_TOP[0], description="how many most voted and newest posts")
 COMMENTS_LIMIT = integer(1, contract.COMMENTS_LIMIT[1], contract.COMMENTS_LIMIT[0])
 ROADMAP_LIMIT = integer(1, contract.ROADMAP_LIMIT[1], contract.ROADMAP_LIMIT[0], description="items per column")
+
+# A page of a workspace's data for its export (the portability service asks; paged by id).
+EXPORT = obj(
+    {"workspace": string(100, 1), "kind": choice(contract.EXPORT_KINDS),
+     "after": {"type": ["string", "null"], "maxLength": 64}, "limit": integer(1, 1000, 500)},
+    required=("workspace", "kind"),
+)

@@ -88,6 +88,44 @@ def comment(doc: dict) -> dict:
     }
 
 
+def exported_post(doc: dict) -> dict:
+    """A post as a workspace's export carries it: what it says, where it is, who wrote it
+    (``authorId``: ``person:<id>``, ``sso:<id>``, a key or anonymous), its triage and its dates."""
+    merged_into = doc.get("mergedInto")
+    return {
+        "id": str(doc["_id"]), "boardId": doc["boardId"], "title": doc["title"], "content": doc.get("content", ""),
+        "status": doc["statusSlug"], "moderationState": doc["moderationState"],
+        "authorId": doc["authorId"], "author": _exported_author(doc),
+        "tags": list(doc.get("tags", [])), "fields": dict(doc.get("fields") or {}), "owner": doc.get("owner"),
+        "eta": doc.get("eta"), "voteCount": doc.get("voteCount", 0),
+        "commentCount": doc.get("commentCount", 0), "privateCommentCount": doc.get("privateCommentCount", 0),
+        "mergedInto": merged_into["id"] if merged_into else None,
+        "createdAt": iso(doc["createdAt"]), "editedAt": iso(doc.get("editedAt")),
+        "statusChangedAt": iso(doc.get("statusChangedAt")),
+    }
+
+
+def exported_vote(doc: dict) -> dict:
+    """A vote as an export carries it: the voter, the post voted on and the one it counts for
+    (a merged post's votes count for the post it was merged into)."""
+    return {"id": str(doc["_id"]), "postId": str(doc["postId"]), "countsFor": doc["countsFor"], "userId": doc["userId"],
+            "name": doc.get("name"), "createdAt": iso(doc["createdAt"])}
+
+
+def exported_comment(doc: dict) -> dict:
+    """A comment as an export carries it, private ones (``isPrivate``) too."""
+    return {"id": str(doc["_id"]), "postId": str(doc["postId"]), "parentId": doc.get("parentId"), "content": doc["content"],
+            "authorId": doc["authorId"], "author": _exported_author(doc), "isTeamMember": bool(doc.get("isTeamMember", False)),
+            "isPrivate": bool(doc.get("isPrivate", False)), "createdAt": iso(doc["createdAt"]), "editedAt": iso(doc.get("editedAt"))}
+
+
+def _exported_author(doc: dict) -> dict | None:
+    stored = doc.get("author")
+    if not stored:
+        return {"name": doc["authorName"], "avatarUrl": None, "isTeamMember": bool(doc.get("isTeamMember"))} if doc.get("authorName") else None
+    return {"name": stored.get("name"), "avatarUrl": stored.get("avatarUrl"), "isTeamMember": bool(stored.get("team"))}
+
+
 def comment_seen(doc: dict, reader: Reader) -> dict:
     """A comment as a reader sees it: when it was edited, whether it is the reader's and until
     when they may change it; a deleted one (shown only while replies hang below it) keeps its

@@ -110,6 +110,8 @@ DEFAULT_STATUSES = (
 DEFAULT_STATUS = "open"
 # Statuses stored before ``closed`` existed count as closed when their slug is one of these.
 CLOSED_STATUSES = ("complete", "closed")
+# What a workspace's export reads of this service (POST /internal/workspaces/export).
+EXPORT_KINDS = ("boards", "statuses", "changelogs", "settings")
 
 # End-user SSO tokens (JWT, HS256 with the workspace's ssoSecret) must carry ``exp`` no further
 # than this ahead (a stolen token is useful for a day at most), and name the workspace in ``aud``

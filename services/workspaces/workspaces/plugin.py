@@ -40,6 +40,8 @@ CREDENTIALS_PATH = "/internal/credentials"
 INTERNAL_ROUTES = [
     Route(CREDENTIALS_PATH, R + "Identity", ("POST",)),
     Route("/internal/workspaces/{slug}/snapshot", R + "SnapshotItem", ("GET",)),
+    # A page of a workspace's boards, statuses, changelogs or settings for its export (portability).
+    Route("/internal/workspaces/export", R + "Export", ("POST",)),
 ]
 
 

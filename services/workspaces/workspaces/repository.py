@@ -211,6 +211,11 @@ class WorkspaceRepository(Repository):
             session=self.session,
         )
 
+    def changelogs_after(self, slug: str, after: ObjectId | None, limit: int) -> list[dict]:
+        """Up to ``limit`` entries, drafts too, in id order after ``after`` (an export's page)."""
+        query = {"workspace": slug, **({"_id": {"$gt": after}} if after else {})}
+        return list(self.changelogs.find(query, sort=[("_id", 1)], limit=limit))
+
     def changelog_page(self, slug: str, drafts: bool, limit: int, offset: int) -> list[dict]:
         """Entries newest first: every entry by creation when ``drafts``, else the published
         ones by publication (each order has its index)."""

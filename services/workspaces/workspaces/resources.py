@@ -161,3 +161,10 @@ class SnapshotItem(Resource):
 
     def on_get(self, req, resp, slug):
         resp.media = self.service.snapshot(slug)
+
+
+class Export(Resource):
+    """POST /internal/workspaces/export: a page of a workspace's data, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.export(media(req))

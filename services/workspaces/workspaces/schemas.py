@@ -149,3 +149,10 @@ IDENTITY = obj(
     {"workspace": {"type": ["string", "null"], "maxLength": 2000}, "apiKey": {"type": ["string", "null"]}, "userToken": {"type": ["string", "null"]}},
     required=("workspace",),
 )
+
+# A page of a workspace's data for its export (the portability service asks; paged by id).
+EXPORT = obj(
+    {"workspace": string(100, 1), "kind": {"enum": list(contract.EXPORT_KINDS)},
+     "after": {"type": ["string", "null"], "maxLength": 64}, "limit": integer(1, 1000, 500)},
+    required=("workspace", "kind"),
+)

@@ -176,6 +176,26 @@ class WorkspaceService:
             return  # a domain event of a workspace this deployment does not have
         self._change(slug, lambda tx: tx.set_custom_domain(slug, domain))
 
+    def export(self, body) -> dict:
+        """One page of ``kind`` of a workspace for its export (internal: the portability
+        service asks): boards (archived ones too), statuses, changelog entries (drafts too,
+        paged by id) or the settings without the SSO secret."""
+        fields = check(body, schemas.EXPORT)
+        slug, kind, limit = fields["workspace"], fields["kind"], fields.get("limit", 500)
+        doc = self._workspace(slug)
+        if kind == "changelogs":
+            after = object_id(fields["after"]) if fields.get("after") else None
+            entries = self.repo.changelogs_after(slug, after, limit)
+            more = len(entries) == limit
+            return {"items": [shapes.changelog(e) for e in entries], "next": str(entries[-1]["_id"]) if more else None}
+        if kind == "boards":
+            items = shapes.boards(doc, archived=True)
+        elif kind == "statuses":
+            items = [shapes.status_detail(s, i) for i, s in enumerate(doc.get("statuses", []))]
+        else:
+            items = [shapes.exported_settings(doc)]
+        return {"items": items, "next": None}
+
     def _workspace(self, slug: str) -> dict:
         doc = self.repo.find_workspace(slug)
         if doc is None:

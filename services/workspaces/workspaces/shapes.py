@@ -65,6 +65,14 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
     }
 
 
+def exported_settings(doc: dict) -> dict:
+    """The settings as an export carries them: the workspace's name and every setting but the
+    SSO secret (whether one is set shows, never the secret)."""
+    kept = {k: v for k, v in settings(doc, None).items() if k != "ssoSecret"}
+    return {"slug": doc["_id"], "name": doc["name"], **kept,
+            "ssoConfigured": bool(doc.get("settings", {}).get("ssoSecret")), "createdAt": iso(doc["createdAt"])}
+
+
 def branding(doc: dict) -> dict:
     s = doc.get("settings", {})
     return {
