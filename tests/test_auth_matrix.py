@@ -100,6 +100,11 @@ ACCESS = {
     ("put", "/v1/workspaces/{slug}/domain"): "manager",
     ("delete", "/v1/workspaces/{slug}/domain"): "manager",
     ("post", "/v1/workspaces/{slug}/domain/verify"): "manager",
+    # portability: exports are the team's
+    ("get", "/v1/workspaces/{slug}/exports"): "manager",
+    ("post", "/v1/workspaces/{slug}/exports"): "manager",
+    ("get", "/v1/workspaces/{slug}/exports/{exportId}"): "manager",
+    ("get", "/v1/workspaces/{slug}/exports/{exportId}/download"): "manager",
     # people: "self" needs an identity of one's own (anonymous: 401); signing in is public; the
     # team and the audit log are managers' (owners' changes: a manager key acts as an owner)
     ("get", "/v1/me"): "self",

@@ -29,10 +29,12 @@ from gateway.hosts import HostRouting
 from gateway.openapi import DOCS, DOCUMENT, INDEX, ApiIndex, OpenAPIDocument, build_document
 
 # If-None-Match, and the caching and content headers of the answer: a route serving a file (a
-# workspace's logo) answers 304 to a browser whose copy is current, and says how to keep it.
+# workspace's logo) answers 304 to a browser whose copy is current, and says how to keep it; a
+# download (an export's zip) names the file it saves as (Content-Disposition).
 FORWARDED_REQUEST_HEADERS = ("Content-Type", "X-Request-Id", "Accept", "Idempotency-Key", "If-None-Match")
 FORWARDED_RESPONSE_HEADERS = ("Content-Type", "Retry-After", "Location", "Allow", "Idempotent-Replayed",
-                              "Cache-Control", "ETag", "X-Content-Type-Options", "Content-Security-Policy")
+                              "Cache-Control", "ETag", "X-Content-Type-Options", "Content-Security-Policy",
+                              "Content-Disposition")
 # A site's pages carry what browsers send and need, both ways; hop-by-hop headers never pass.
 PAGE_REQUEST_HEADERS = ("Content-Type", "Cookie", "Accept", "Accept-Language", "User-Agent", "Origin", "Referer",
                         "If-None-Match", "If-Modified-Since")

@@ -1,0 +1,1 @@
+"""The portability service: a workspace's data moved out (exports) and, next, in (imports)."""

@@ -1,0 +1,65 @@
+"""The portability plugin: a workspace's data moved out (exports as jobs; imports come next).
+
+Declarative: the gateway and ``feedback init`` read this spec without importing the
+service's code, so ``create_context`` imports what it wires when it is called.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from common.config import Settings
+from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+
+if TYPE_CHECKING:  # the gateway reads this module: no service code at import
+    from portability.config import PortabilityConfig
+    from portability.exporter import Exporter
+    from portability.service import ExportService
+
+R = "portability.resources:"
+E = "/workspaces/{slug}/exports"
+ROUTES = [
+    Route(E, R + "ExportList", ("GET", "POST"), limits={"POST": "write"}),
+    Route(E + "/{exportId}", R + "ExportItem", ("GET",)),
+    Route(E + "/{exportId}/download", R + "ExportDownload", ("GET",)),
+]
+
+
+@dataclass(kw_only=True)
+class Context(ServiceContext):
+    config: PortabilityConfig
+    service: ExportService
+    exporter: Exporter  # the worker runs exports with it
+
+
+def create_context(settings: Settings) -> Context:
+    from common.db import Store
+    from common.directory import Workspaces
+    from common.internal import InternalClient
+    from portability.config import load_config
+    from portability.exporter import Exporter
+    from portability.models import ALIAS
+    from portability.repository import ExportRepository
+    from portability.service import ExportService
+    from portability.sources import Sources
+
+    config = load_config()
+    store = Store(settings, ALIAS)
+    repo = ExportRepository(store)
+    # A page of a big workspace may take the owner a while: a longer read timeout than a lookup's.
+    sources = Sources(InternalClient(settings, timeout=60), config.page_size)
+    service = ExportService(repo, Workspaces(InternalClient(settings, timeout=5)))
+    return Context(settings=settings, store=store, config=config, service=service, exporter=Exporter(repo, sources, config))
+
+
+@hookimpl
+def register_service() -> ServiceSpec:
+    return ServiceSpec(
+        name="portability",
+        context="portability.plugin:create_context",
+        routes=ROUTES,
+        models="portability.models:MODELS",
+        workers={"exporter": "portability.worker:run"},
+        openapi="portability:openapi.yaml",
+    )

@@ -1,0 +1,20 @@
+"""The export worker: runs waiting exports one at a time, and exports whose worker died once
+their lease ends. Any number of these may run: a claim is one conditional write."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from common.consumer import TRANSIENT
+from common.retry import run_until_stopped
+
+log = logging.getLogger(__name__)
+
+
+def run(context, stop: threading.Event) -> None:
+    def step() -> None:
+        if not context.exporter.run_next():
+            stop.wait(context.config.poll_seconds)
+
+    run_until_stopped(step, stop, errors=TRANSIENT, what="export worker", log=log)

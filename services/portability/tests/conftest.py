@@ -1,0 +1,7 @@
+"""The settings the stack's processes get for these tests: an idle export worker looks for
+work often, so an export starts at once; webhooks may point at this machine (a webhook with a
+secret is part of the seeded workspace)."""
+
+
+def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
+    return {"PORTABILITY_POLL_SECONDS": "0.2", "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"}
