@@ -88,6 +88,8 @@ PAGES = [
     Route(B + "/admin/domain", A + "domain:Domain", ("GET", "POST")),
     Route(B + "/admin/domain/verify", A + "domain:DomainVerify", ("POST",)),
     Route(B + "/admin/domain/remove", A + "domain:DomainRemove", ("POST",)),
+    Route(B + "/admin/exports", A + "exports:Exports", ("GET", "POST")),
+    Route(B + "/admin/exports/{exportId}/download", A + "exports:ExportDownload", ("GET",)),
     Route(B + "/admin/audit", A + "audit:Audit", ("GET",)),
     Route(B + "/admin/team", A + "team:Team", ("GET", "POST")),
     Route(B + "/admin/team/members/{personId}", A + "team:TeamMember", ("POST",)),
