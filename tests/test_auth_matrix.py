@@ -58,6 +58,7 @@ ACCESS = {
     ("post", "/v1/workspaces/{slug}/posts/{postId}/unmerge"): "manager",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/vote"): "participant",
     ("delete", "/v1/workspaces/{slug}/posts/{postId}/vote"): "participant",
+    ("get", "/v1/workspaces/{slug}/posts/{postId}/history"): "public",
     ("get", "/v1/workspaces/{slug}/posts/{postId}/comments"): "public",
     ("post", "/v1/workspaces/{slug}/posts/{postId}/comments"): "participant",
     ("patch", "/v1/workspaces/{slug}/posts/{postId}/comments/{commentId}"): "participant",

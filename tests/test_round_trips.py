@@ -27,7 +27,8 @@ BUDGETS = [
     ("unvote", "posts", "DELETE", "/posts/{post}/vote", None, "user", 4),
     ("comment", "posts", "POST", "/posts/{post}/comments", {"content": "Budget"}, "user", 3),  # counter, comment+event, commit
     ("update post", "posts", "PATCH", "/posts/{post}", {"statusSlug": "planned"}, "manager", 4),  # read, update+events, commit, the caller's vote
-    ("roadmap", "posts", "GET", "/roadmap", None, "anonymous", 1),  # every column in one aggregate ($unionWith)
+    # the change clocks (the columns come from the query index), the caller's votes among the cards
+    ("roadmap", "posts", "GET", "/roadmap", None, "anonymous", 2),
     ("branding", "workspaces", "GET", "/branding", None, "anonymous", 1),
     ("agent context", "workspaces", "GET", "/agent-context", None, "manager", 2),
     ("settings", "workspaces", "PATCH", "/settings", {"theme": "dark"}, "manager", 3),  # update, event, commit

@@ -148,13 +148,16 @@ class PageProxy(Proxy):
         for name in {n.lower() for n in answer.headers} & PAGE_RESPONSE_HEADERS:
             for value in answer.headers.getlist(name):
                 resp.append_header(name, value)
-        if _takes_gzip(req.get_header("Accept-Encoding")) and _compressible(answer.headers.get("Content-Type"), resp.data):
-            resp.data = gzip.compress(resp.data, COMPRESS_LEVEL, mtime=0)
-            resp.set_header("Content-Encoding", "gzip")
-            resp.append_header("Vary", "Accept-Encoding")
+        if _takes_gzip(req.get_header("Accept-Encoding")):
+            # A validator names the content, whatever its coding: weak for every answer to such a
+            # client (a 304 included), so the one it keeps matches the one it is sent again.
             etag = resp.get_header("ETag")
             if etag and not etag.startswith("W/"):
-                resp.set_header("ETag", "W/" + etag)  # the same content, other bytes: a weak validator
+                resp.set_header("ETag", "W/" + etag)
+            if _compressible(answer.headers.get("Content-Type"), resp.data):
+                resp.data = gzip.compress(resp.data, COMPRESS_LEVEL, mtime=0)
+                resp.set_header("Content-Encoding", "gzip")
+                resp.append_header("Vary", "Accept-Encoding")
 
 
 def _takes_gzip(accept_encoding: str | None) -> bool:
