@@ -150,7 +150,10 @@ def test_both_engines_answer_every_list_shape_as_a_full_query_after_each_write(c
         assert revenue == straightforward_revenue(context, slug), (step, move)
         scores = {str(p["_id"]): p.get("score") for p in stored}
         assert scores == pytest.approx(straightforward_scores(context, slug)), (step, move)
-        for filters, sort, limit, offset in shapes_of_lists(rng):
+        # Half the shapes after each write, a different half each time (its own generator, so the
+        # writes stay those of the seed): every shape is checked many times over the 60 writes.
+        shapes = shapes_of_lists(rng)
+        for filters, sort, limit, offset in random.Random(step).sample(shapes, len(shapes) // 2):
             expected = straightforward(context, slug, filters, sort, limit, offset, stored)
             for name, engine in engines.items():
                 got = [str(d["_id"]) for d in engine.page(slug, filters, sort, limit, offset)]
