@@ -63,8 +63,17 @@ class Exporter:
             statuses: dict[str, str] = {}
             named: set[str] = set()  # person ids posts, votes and comments name
             exported: set[str] = set()  # person ids written to people.jsonl
+            errors: list[dict] = []
             for kind, service in contract.STEPS:
-                if kind == "settings":
+                if not self.sources.here(service):
+                    # A deployment without this owner (the chart lets one be left out) exports
+                    # the rest, and says what is missing.
+                    errors.append({"item": kind, "message": f"not exported: this deployment runs no {service} service"})
+                    if kind == "settings":
+                        folder.json("settings.json", {})
+                    else:
+                        folder.lines(kind, [])
+                elif kind == "settings":
                     settings = next(self.sources.pages(service, workspace, kind))[0]
                     folder.json("settings.json", settings)
                 else:
@@ -90,7 +99,7 @@ class Exporter:
                         if missing:
                             folder.lines(kind, self.sources.persons(workspace, missing))
                 done += 1
-                renew(progress={"done": done, "total": contract.TOTAL_STEPS}, counts=dict(folder.counts))
+                renew(progress={"done": done, "total": contract.TOTAL_STEPS}, counts=dict(folder.counts), errors=errors)
             created = now()
             folder.json("manifest.json", {
                 "format": "feedback-export", "formatVersion": contract.FORMAT_VERSION, "workspace": workspace,
@@ -106,7 +115,8 @@ class Exporter:
                 file_id = self.repo.store_file(filename, source, workspace)
         if not self.repo.finish(job["_id"], token, {
             "status": contract.SUCCEEDED, "finishedAt": now(), "fileId": file_id, "filename": filename, "sizeBytes": size,
-            "counts": dict(folder.counts), "progress": {"done": contract.TOTAL_STEPS, "total": contract.TOTAL_STEPS},
+            "counts": dict(folder.counts), "errors": errors,
+            "progress": {"done": contract.TOTAL_STEPS, "total": contract.TOTAL_STEPS},
         }):
             self.repo.delete_file(file_id)
             raise LostClaim()
@@ -116,7 +126,7 @@ class Exporter:
         """The spreadsheet's rows of a page of posts; the authors' addresses asked of the people
         service for this page only."""
         ids = sorted({pid for pid in (person_id(p.get("authorId")) for p in posts) if pid})
-        people = {p["id"]: p for p in self.sources.persons(workspace, ids)} if ids else {}
+        people = {p["id"]: p for p in self.sources.persons(workspace, ids)} if ids and self.sources.here("people") else {}
         rows = []
         for post in posts:
             person = people.get(person_id(post.get("authorId")) or "")

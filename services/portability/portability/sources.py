@@ -17,6 +17,10 @@ class Sources:
         self.client = client
         self.page_size = page_size
 
+    def here(self, service: str) -> bool:
+        """Whether this deployment runs ``service`` (a chart may leave one out)."""
+        return Owner(self.client, service).here()
+
     def pages(self, service: str, workspace: str, kind: str, on_page: Callable[[], None] = lambda: None) -> Iterator[list[dict]]:
         """Every page of ``kind`` of ``workspace`` from ``service`` (``on_page`` after each: the
         export renews its lease there)."""

@@ -2,6 +2,9 @@
 work often, so an export starts at once; webhooks may point at this machine (a webhook with a
 secret is part of the seeded workspace)."""
 
+# The board site's browser fixtures (Chromium through Playwright), for the admin page's test.
+from services.web.tests.browsing import browser, page  # noqa: F401
+
 
 def pytest_feedback_stack_env(dns_port: int) -> dict[str, str]:
     return {"PORTABILITY_POLL_SECONDS": "0.2", "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"}

@@ -18,8 +18,9 @@ from web.shapes import Redirect
 STATES = {"queued": ("Waiting", "draft"), "running": ("Running", "draft"), "succeeded": ("Ready", "published"),
           "failed": ("Failed", "archived")}
 # The counts a row shows, in the order a team reads its board.
-SHOWN = (("posts", "posts"), ("votes", "votes"), ("comments", "comments"), ("people", "people"), ("boards", "boards"),
-         ("companies", "companies"), ("changelogs", "changelog entries"))
+SHOWN = (("posts", "post", "posts"), ("votes", "vote", "votes"), ("comments", "comment", "comments"),
+         ("people", "person", "people"), ("boards", "board", "boards"), ("companies", "company", "companies"),
+         ("changelogs", "changelog entry", "changelog entries"))
 DONE = {"started": "The export has started: it is listed below, and ready to download once it says so."}
 
 
@@ -37,7 +38,8 @@ def row(export: dict) -> dict:
     label, badge = STATES.get(export["status"], (export["status"], "draft"))
     counts = export.get("counts") or {}
     return {**export, "label": label, "badge": badge, "size": size(export.get("sizeBytes")),
-            "held": ", ".join(f"{counts.get(k, 0)} {name}" for k, name in SHOWN) if export["status"] == "succeeded" else "",
+            "held": ", ".join(f"{counts.get(k, 0)} {one if counts.get(k, 0) == 1 else many}" for k, one, many in SHOWN)
+            if export["status"] == "succeeded" else "",
             "ready": export["status"] == "succeeded"}
 
 
