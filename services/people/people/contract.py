@@ -6,7 +6,7 @@ from common.validation import ID, TEXT, TIMESTAMP, shape
 
 TOPIC = "feedback.people"
 # feedback.posts: deletions of posts and comments, which the audit log keeps.
-CONSUMES = ("feedback.workspaces", "feedback.posts")
+CONSUMES = ("feedback.workspaces", "feedback.posts", "feedback.portability")
 
 MEMBER_JOINED = "member.joined"
 MEMBER_ROLE_CHANGED = "member.role_changed"
@@ -59,8 +59,12 @@ AUDITED_EVENTS = {
     # author or by the team, who may want to know who removed what.
     "post.deleted": "post.deleted",
     "comment.deleted": "comment.deleted",
+    # A workspace's data taken away (the portability service): who started an export.
+    "export.created": "export.created",
 }
 AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page
 
 # OpenID Connect: a workspace's provider was configured or removed (people.oidc).
 AUDIT_TYPES += ("oidc.changed",)
+# A workspace's export was started (the portability service's export.created).
+AUDIT_TYPES += ("export.created",)

@@ -1,8 +1,14 @@
 """What the portability service owns: export jobs, their statuses, the files of an export."""
 
+from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import INTEGER, TEXT, TIMESTAMP, array, nullable, obj, shape
 
-# No topic: an export publishes no event yet (docs/services/portability.md).
+TOPIC = "feedback.portability"
+CONSUMES = ()
+# An export was started: the people service writes it to the workspace's audit log (who took
+# the workspace's data away, and when).
+EXPORT_CREATED = "export.created"
+EVENTS = {EXPORT_CREATED: shape({"exportId": TEXT, "actor": ACTOR})}
 
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
 STATUSES = (QUEUED, RUNNING, SUCCEEDED, FAILED)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from common.config import Settings
 from common.plugins import Route, ServiceContext, ServiceSpec, hookimpl
+from portability import contract
 
 if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from portability.config import PortabilityConfig
@@ -59,6 +60,8 @@ def register_service() -> ServiceSpec:
         name="portability",
         context="portability.plugin:create_context",
         routes=ROUTES,
+        topic=contract.TOPIC,
+        events=contract.EVENTS,
         models="portability.models:MODELS",
         workers={"exporter": "portability.worker:run"},
         openapi="portability:openapi.yaml",

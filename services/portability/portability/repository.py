@@ -1,6 +1,6 @@
 """Every database command of the portability service: export jobs, their claims, and the zips
-kept in GridFS. No outbox: the service publishes no event (yet), so no unit of work is needed;
-each change is one conditional write."""
+kept in GridFS. A new export and its ``export.created`` event commit together (the outbox); every
+other change is one conditional write."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ from typing import BinaryIO
 
 import gridfs
 from bson import ObjectId
-from common.db import Store, new_document
+from common.db import Insert, Store, new_document
+from common.repository import Repository
 from pymongo import ReturnDocument
 
 from portability import contract
 from portability.models import BUCKET, Export
 
 
-class ExportRepository:
+class ExportRepository(Repository):
     def __init__(self, store: Store):
-        self.store = store
+        super().__init__(store, contract.TOPIC, contract.EVENTS)
         self.exports = store.collection(Export)
         self.files = gridfs.GridFSBucket(store.db, bucket_name=BUCKET)
 
@@ -28,7 +29,8 @@ class ExportRepository:
         doc = new_document(Export, id=ObjectId(), workspace=workspace, status=contract.QUEUED,
                            progress={"done": 0, "total": contract.TOTAL_STEPS}, counts={}, errors=[],
                            requestedBy=requested_by, createdAt=at)
-        self.exports.insert_one(doc)
+        event = {"exportId": str(doc["_id"]), "actor": requested_by}
+        self.unit_of_work(lambda tx: tx.add(Insert(tx.exports, doc), tx.event(workspace, contract.EXPORT_CREATED, event)))
         return doc
 
     def find(self, workspace: str, export_id: ObjectId) -> dict | None:

@@ -178,3 +178,17 @@ def test_a_download_before_success_is_409(api, admin_token):
     if r.status_code != 200:  # the worker may already have finished so small a workspace
         assert_error(r, 409)
     assert finished(api, ws, started["id"])["status"] == "succeeded"
+
+
+def test_each_export_is_in_the_audit_log(api, exported, seeded):
+    ws = seeded["ws"]
+
+    def entries():
+        r = api.get(f"{ws.path}/audit-log", key=ws.key, params={"type": "export.created"})
+        assert r.status_code == 200, r.text
+        items = r.json()["items"]
+        return items if len(items) >= 2 else None
+
+    items = wait_for(entries, timeout=20, what="export.created in the audit log")
+    assert {e["data"]["exportId"] for e in items} >= {exported["export"]["id"], exported["second"]["id"]}
+    assert all(e["actor"] and e["actor"]["id"].startswith("key:") for e in items), "who started it"

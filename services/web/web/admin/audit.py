@@ -30,6 +30,7 @@ ACTIONS = {
     "passkey.removed": "Removed a passkey",
     "post.deleted": "Deleted a post",
     "comment.deleted": "Deleted a comment",
+    "export.created": "Started an export",
 }
 
 
