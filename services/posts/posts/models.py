@@ -97,6 +97,8 @@ class Post(Document):
             # every post of the workspace (managers, who see all but merged posts).
             ("workspace", "listed", "lastCommentByTeam", "lastCommentAt", "_id"),
             ("workspace", "lastCommentByTeam", "lastCommentAt", "_id"),
+            # A workspace's posts a page at a time, in id order (its export, a rescore's batches).
+            ("workspace", "_id"),
         ],
     }
 
@@ -168,6 +170,7 @@ class Vote(Document):
             ("workspace", "userId"),  # a voter's votes, when their companies change
             ("countsFor", "-createdAt"),  # a post's voters, newest first (the team's list)
             ("workspace", "createdAt"),  # the votes of a period (the team's activity)
+            ("workspace", "_id"),  # a workspace's votes a page at a time, in id order (its export)
         ],
     }
 
@@ -258,7 +261,8 @@ class Comment(Document):
     meta = {
         "db_alias": ALIAS,
         "collection": COLLECTION,
-        "indexes": [("postId", "path"), ("workspace", "createdAt")],  # a thread; the comments of a period (activity)
+        # A thread; the comments of a period (activity); a workspace's comments a page at a time (its export).
+        "indexes": [("postId", "path"), ("workspace", "createdAt"), ("workspace", "_id")],
     }
 
 
