@@ -36,6 +36,9 @@ PAGES = [
     Route(B + "/p/{postId}/comments/{commentId}/delete", R + "CommentDelete", ("GET", "POST")),
     Route(B + "/roadmap", R + "Roadmap", ("GET",)),
     Route(B + "/changelog", R + "Changelog", ("GET",)),
+    # The changelog as feeds (web.feeds): Atom and JSON Feed, read as nobody.
+    Route(B + "/changelog.atom", "web.feeds:ChangelogAtom", ("GET",)),
+    Route(B + "/changelog.json", "web.feeds:ChangelogJson", ("GET",)),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
     # The team's first board, from the board and submit pages of a workspace that has none.
     Route(B + "/boards", R + "Boards", ("POST",)),
