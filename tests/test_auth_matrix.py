@@ -106,6 +106,10 @@ ACCESS = {
     ("post", "/v1/workspaces/{slug}/exports"): "manager",
     ("get", "/v1/workspaces/{slug}/exports/{exportId}"): "manager",
     ("get", "/v1/workspaces/{slug}/exports/{exportId}/download"): "manager",
+    # ... and so are imports
+    ("get", "/v1/workspaces/{slug}/imports"): "manager",
+    ("post", "/v1/workspaces/{slug}/imports"): "manager",
+    ("get", "/v1/workspaces/{slug}/imports/{importId}"): "manager",
     # people: "self" needs an identity of one's own (anonymous: 401); signing in is public; the
     # team and the audit log are managers' (owners' changes: a manager key acts as an owner)
     ("get", "/v1/me"): "self",

@@ -75,7 +75,7 @@ class Proxy:
         if "slug" in params and not SLUG.match(params["slug"]):
             raise NotFound(f"workspace '{params['slug']}' not found")  # cannot exist: no service is asked
         kind = request_class(route.limits.get(req.method), req.method)
-        body = self._read_body(req)
+        body = self._read_body(req, route)
         address = self.clients.of(req)
         slug = params.get("slug")
         caller = self._authenticate(req, slug, address)
@@ -108,14 +108,16 @@ class Proxy:
                 self.limits.failed(address, credential)
             raise
 
-    def _read_body(self, req: falcon.Request) -> bytes | None:
+    def _read_body(self, req: falcon.Request, route: Route) -> bytes | None:
+        # A route taking a whole file (an import) names its own limit, in place of the global one.
+        limit = route.max_body or self.max_body
         # A chunked body has no Content-Length: gunicorn's input stream ends at its last chunk.
         stream = req.bounded_stream if req.content_length is not None else req.stream
-        declared_too_large = req.content_length is not None and req.content_length > self.max_body
-        body = b"" if declared_too_large else stream.read(self.max_body + 1)
-        if declared_too_large or len(body) > self.max_body:
+        declared_too_large = req.content_length is not None and req.content_length > limit
+        body = b"" if declared_too_large else stream.read(limit + 1)
+        if declared_too_large or len(body) > limit:
             _drain(stream)
-            raise PayloadTooLarge(f"request body exceeds {self.max_body} bytes")
+            raise PayloadTooLarge(f"request body exceeds {limit} bytes")
         return body or None
 
 
@@ -130,7 +132,7 @@ class PageProxy(Proxy):
             raise UriTooLong(f"the request URI exceeds {MAX_URI_LENGTH} characters")
         if "slug" in params and not SLUG.match(params["slug"]):
             raise NotFound(f"workspace '{params['slug']}' not found")
-        body = self._read_body(req)
+        body = self._read_body(req, route)
         headers = {h: req.get_header(h) for h in (*PAGE_REQUEST_HEADERS, *route.headers) if req.get_header(h)}
         address = self.clients.of(req)
         headers.update(

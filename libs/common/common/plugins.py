@@ -66,6 +66,8 @@ class Route:
     ``headers``: for a page (``ServiceSpec.pages``), request headers the gateway passes through
     beyond the ones every page gets (e.g. ``Authorization`` for an endpoint that takes a bearer
     credential itself). Public API routes forward a fixed set and ignore it.
+    ``max_body``: the largest request body in bytes the route takes, in place of the
+    deployment's ``MAX_BODY_BYTES`` (an upload of a whole file, e.g. an import); None: that one.
     """
 
     template: str
@@ -74,6 +76,7 @@ class Route:
     limits: Mapping[str, str] = field(default_factory=dict)
     headers: tuple[str, ...] = ()
     budgets: Mapping[str, Budget] = field(default_factory=dict)
+    max_body: int | None = None
 
     def __post_init__(self):
         unknown = set(self.methods) - set(HTTP_METHODS)
@@ -83,6 +86,8 @@ class Route:
             raise ValueError(f"route {self.template}: limits name its methods and one of {RATE_LIMITED}")
         if not set(self.budgets) <= set(self.methods) or not all(isinstance(b, Budget) for b in self.budgets.values()):
             raise ValueError(f"route {self.template}: budgets name its methods and a Budget each")
+        if self.max_body is not None and (not isinstance(self.max_body, int) or isinstance(self.max_body, bool) or self.max_body <= 0):
+            raise ValueError(f"route {self.template}: max_body is a positive number of bytes, not {self.max_body!r}")
 
 
 @dataclass(kw_only=True)

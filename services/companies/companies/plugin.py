@@ -26,7 +26,11 @@ ROUTES = [
     Route(W + "/{companyId}/members/{userId}", R + "MemberItem", ("DELETE",)),
 ]
 # A page of a workspace's companies with their members for its export (portability).
-INTERNAL_ROUTES = [Route("/internal/companies/export", R + "CompaniesExport", ("POST",))]
+INTERNAL_ROUTES = [
+    Route("/internal/companies/export", R + "CompaniesExport", ("POST",)),
+    # The companies an import brings, with their members (portability).
+    Route("/internal/companies/import", R + "CompaniesImport", ("POST",)),
+]
 
 
 @dataclass(kw_only=True)

@@ -60,3 +60,10 @@ class CompaniesExport(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.service.export(media(req))
+
+
+class CompaniesImport(Resource):
+    """POST /internal/companies/import: a batch of the companies an import brings, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.import_companies(media(req))

@@ -24,6 +24,13 @@ MEMBER = {
 COMPANIES_PAGE = integer(1, COMPANIES_LIMIT[1], COMPANIES_LIMIT[0])
 MEMBERS_PAGE = integer(1, MEMBERS_LIMIT[1], MEMBERS_LIMIT[0])
 
+# A batch of the companies an import brings (the portability service sends it).
+IMPORT = obj(
+    {"workspace": string(100, 1), "source": string(20, 1, pattern=r"^[a-z]+$"), "kind": {"enum": ["companies"]},
+     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000}},
+    required=("workspace", "source", "kind", "items"),
+)
+
 # A page of a workspace's companies for its export (the portability service asks; paged by id).
 EXPORT = obj(
     {"workspace": string(100, 1), "kind": {"enum": ["companies"]}, "after": {"type": ["string", "null"], "maxLength": 300},

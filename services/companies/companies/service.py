@@ -32,6 +32,31 @@ class CompaniesService:
         self.workspaces.require_manager(caller, slug)
         return {"items": [shapes.company(doc) for doc in self.repo.company_page(slug, limit, offset)]}
 
+    def import_companies(self, body) -> dict:
+        """A batch of the companies an import brings (internal: the portability service asks),
+        each ``{sourceId, name, monthlySpend, members: [userId]}``: the company of id
+        ``<source>-<its id there>`` created or updated, and its members added (a member's other
+        companies stay). Their events go out as for any change: the posts service's revenue
+        follows them, and no mail is sent for them."""
+        fields = check(body, schemas.IMPORT)
+        slug, source = fields["workspace"], fields["source"]
+        ids, errors = {}, []
+        for item in fields["items"]:
+            try:
+                company_id = _company_id(f"{source}-{item['sourceId']}"[:100])
+                wanted = {"name": str(item.get("name") or company_id).strip()[:200] or company_id,
+                          "spendCents": to_cents(item.get("monthlySpend") or 0, "monthlySpend"), "plan": None, "attributes": {}}
+                self._upsert(slug, company_id, lambda before, wanted=wanted: {**wanted, "plan": (before or {}).get("plan"),
+                                                                              "attributes": (before or {}).get("attributes", {})}, None)
+                for user_id in item.get("members") or []:
+                    def after(tx, before, company_id=company_id):
+                        return before if company_id in before else [*before, company_id][-contract.MAX_COMPANIES_PER_USER:]
+                    self._set_membership(slug, str(user_id), after, None)
+                ids[str(item["sourceId"])] = company_id
+            except (KeyError, TypeError, ValueError, BadRequest) as ex:
+                errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+        return {"ids": ids, "errors": errors}
+
     def export(self, body) -> dict:
         """One page of the workspace's companies for its export (internal: the portability
         service asks), in id order after ``after``, each with its monthly spend and members."""

@@ -61,6 +61,8 @@ AUDITED_EVENTS = {
     "comment.deleted": "comment.deleted",
     # A workspace's data taken away (the portability service): who started an export.
     "export.created": "export.created",
+    # ... and brought in: who imported a file, and how it ended.
+    "import.finished": "import.finished",
 }
 AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page
 
@@ -68,3 +70,5 @@ AUDIT_LIMIT = (50, 200)  # default, maximum entries of one page
 AUDIT_TYPES += ("oidc.changed",)
 # A workspace's export was started (the portability service's export.created).
 AUDIT_TYPES += ("export.created",)
+# An import into the workspace ended (the portability service's import.finished).
+AUDIT_TYPES += ("import.finished",)

@@ -67,6 +67,8 @@ INTERNAL_ROUTES = [
     Route("/internal/people/resolve", R + "PeopleResolve", ("POST",)),
     # A page of a workspace's people for its export (portability).
     Route("/internal/people/export", R + "PeopleExport", ("POST",)),
+    # The people an import brings, by address (portability): no mail.
+    Route("/internal/people/import", R + "PeopleImport", ("POST",)),
 ]
 
 

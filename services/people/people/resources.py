@@ -252,3 +252,10 @@ class PeopleExport(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.service.export(media(req))
+
+
+class PeopleImport(Resource):
+    """POST /internal/people/import: a batch of the people an import brings, for the portability service."""
+
+    def on_post(self, req, resp):
+        resp.media = self.service.import_people(media(req))

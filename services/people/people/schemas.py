@@ -96,6 +96,13 @@ OIDC_PROVIDER = obj(
 OIDC_START = obj({"origin": ORIGIN, "next": NEXT})
 OIDC_CALLBACK = obj({"state": string(200, 16, pattern=r"^[A-Za-z0-9_-]+$"), "code": string(2000, 1)}, required=("state", "code"))
 
+# A batch of the people an import brings (the portability service sends it).
+IMPORT = obj(
+    {"workspace": string(100, 1), "source": string(20, 1, pattern=r"^[a-z]+$"), "kind": choice(("people",)),
+     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000}},
+    required=("workspace", "source", "kind", "items"),
+)
+
 # A page of a workspace's people for its export (the portability service asks; paged by id), or
 # the persons of ``ids`` (people its posts and votes name who never signed in there).
 EXPORT = obj(

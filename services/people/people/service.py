@@ -373,6 +373,24 @@ class PeopleService:
         email = normalize_email(check(body, schemas.RESOLVE)["email"])
         return shapes.person(self.repo.known_or_new_person(email, email.split("@")[0], None, now()))
 
+    def import_people(self, body) -> dict:
+        """A batch of the people an import brings (internal: the portability service asks):
+        each the person of their address, made if new (the same person as an account of that
+        address), with the name and avatar the source gives a new one. No mail of any kind.
+        Answers each item's identity here (``person:<id>``) by its id there."""
+        fields = check(body, schemas.IMPORT)
+        ids, errors = {}, []
+        for item in fields["items"]:
+            try:
+                email = normalize_email(str(item["email"]))
+                name = str(item.get("name") or "").strip()[:100] or email.split("@")[0]
+                avatar = item.get("avatarUrl") if str(item.get("avatarUrl") or "").startswith("https://") else None
+                person = self.repo.known_or_new_person(email, name, avatar, now())
+                ids[str(item["sourceId"])] = f"{auth.PERSON_PREFIX}{person['_id']}"
+            except (KeyError, TypeError, ValueError, BadRequest) as ex:
+                errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+        return {"ids": ids, "errors": errors}
+
     def export(self, body) -> dict:
         """One page of a workspace's people for its export (internal: the portability service
         asks): its members and the persons who signed in there, in id order after ``after``; or,

@@ -8,7 +8,13 @@ CONSUMES = ()
 # An export was started: the people service writes it to the workspace's audit log (who took
 # the workspace's data away, and when).
 EXPORT_CREATED = "export.created"
-EVENTS = {EXPORT_CREATED: shape({"exportId": TEXT, "actor": ACTOR})}
+# An import ended (succeeded or failed): the people service writes it to the audit log (who
+# brought what into the workspace). The only event of an import: what it brings sends none.
+IMPORT_FINISHED = "import.finished"
+EVENTS = {
+    EXPORT_CREATED: shape({"exportId": TEXT, "actor": ACTOR}),
+    IMPORT_FINISHED: shape({"importId": TEXT, "source": TEXT, "status": TEXT, "errorCount": INTEGER, "actor": ACTOR}),
+}
 
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
 STATUSES = (QUEUED, RUNNING, SUCCEEDED, FAILED)
@@ -50,5 +56,39 @@ EXPORT = shape({
     "counts": obj({kind: INTEGER for kind in COUNTED}),
     "errors": array(shape({"item": TEXT, "message": TEXT})),
     "filename": nullable(TEXT), "sizeBytes": nullable(INTEGER),
+    "createdAt": TIMESTAMP, "startedAt": nullable(TIMESTAMP), "finishedAt": nullable(TIMESTAMP),
+})
+
+
+# -- imports -----------------------------------------------------------------------------------
+
+SOURCES = ("canny", "csv")
+# What a source's file may be sent as (anything else: 415).
+CONTENT_TYPES = {"canny": ("application/json", "application/zip"), "csv": ("text/csv",)}
+# The largest file an import takes (the gateway's limit for its route: Route.max_body). A Canny
+# zip of its JSON lists compresses about ten times: some 300 MiB of JSON.
+IMPORT_MAX_BYTES = 32 * 1024 * 1024
+# What an import brings, in the order it writes them: each refers to those before it.
+IMPORT_KINDS = ("boards", "statuses", "tags", "people", "companies", "posts", "merges", "votes", "comments", "changelogs")
+# Items sent to an owning service at once (its IMPORT schema takes up to 1000).
+IMPORT_BATCH = 500
+# Errors an import keeps (errorCount counts them all).
+IMPORT_ERRORS_KEPT = 100
+# The CSV columns each preset maps (docs/import-export.md): our own export's posts.csv, Fider's.
+CSV_FIELDS = ("id", "title", "details", "board", "status", "authorEmail", "authorName", "votes", "created", "tags", "eta")
+CSV_PRESETS = {
+    "ours": {"id": "id", "title": "title", "details": "details", "board": "board", "status": "status",
+             "authorEmail": "author email", "authorName": "author name", "votes": "votes", "created": "created",
+             "tags": "tags", "eta": "eta"},
+    "fider": {"id": "number", "title": "title", "details": "description", "status": "status", "votes": "votes_count",
+              "created": "created_at", "tags": "tags"},
+}
+
+IMPORT = shape({
+    "id": TEXT, "workspace": TEXT, "source": {"enum": list(SOURCES)}, "status": {"enum": list(STATUSES)},
+    "progress": shape({"done": INTEGER, "total": nullable(INTEGER)}),
+    "counts": obj({kind: INTEGER for kind in IMPORT_KINDS}),
+    "errors": array(shape({"item": TEXT, "message": TEXT})), "errorCount": INTEGER,
+    "filename": nullable(TEXT), "sizeBytes": INTEGER,
     "createdAt": TIMESTAMP, "startedAt": nullable(TIMESTAMP), "finishedAt": nullable(TIMESTAMP),
 })

@@ -5,6 +5,7 @@ from mongoengine import DateTimeField, DictField, Document, IntField, ListField,
 
 ALIAS = "portability"
 BUCKET = "exports"
+IMPORT_BUCKET = "imports"  # the files imports were sent (imports.files/imports.chunks)
 
 
 class Export(Document):
@@ -31,4 +32,34 @@ class Export(Document):
     }
 
 
-MODELS = (Export,)
+class Import(Document):
+    """One import job: the file sent is kept in GridFS (``fileId``) until the job ends."""
+
+    workspace = StringField(required=True)
+    source = StringField(required=True)  # contract.SOURCES
+    options = DictField()  # a CSV's column mapping ({field: column}) and preset
+    status = StringField(required=True)  # contract.STATUSES
+    progress = DictField()  # {done, total}: items written of those the first pass counted
+    counts = DictField()  # items written, by kind (contract.IMPORT_KINDS)
+    errors = ListField(DictField())  # [{item, message}], the first contract.IMPORT_ERRORS_KEPT
+    errorCount = IntField(default=0)
+    requestedBy = DictField(null=True)
+    claim = StringField(null=True)
+    leaseUntil = DateTimeField(null=True)
+    attempts = IntField(default=0)
+    fileId = ObjectIdField(null=True)
+    filename = StringField(null=True)
+    contentType = StringField(required=True)
+    sizeBytes = IntField(required=True)
+    createdAt = DateTimeField(required=True)
+    startedAt = DateTimeField(null=True)
+    finishedAt = DateTimeField(null=True)
+    COLLECTION = "imports"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [("workspace", "-createdAt"), ("status", "leaseUntil")],
+    }
+
+
+MODELS = (Export, Import)

@@ -39,3 +39,32 @@ class ExportDownload(Resource):
         resp.downloadable_as = filename
         resp.set_header("Cache-Control", "private, no-store")
         resp.set_stream(stream, stream.length)
+
+
+class ImportList(Resource):
+    """GET / POST /v1/workspaces/{slug}/imports?source=canny|csv: the workspace's imports; start one
+    with the file as the body (its Content-Type says which kind of file)."""
+
+    def __init__(self, context):
+        self.imports = context.imports
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.imports.list(req.context.caller, slug)
+
+    def on_post(self, req, resp, slug):
+        data = req.stream.read()  # read whole already: the signature covers it (common.app.InternalAuth)
+        params = {name: value for name, value in req.params.items() if isinstance(value, str)}
+        resp.media = self.imports.start(req.context.caller, slug, params.get("source"), req.content_type, data, params,
+                                        params.get("filename"))
+        resp.status = falcon.HTTP_202
+        resp.location = f"/v1/workspaces/{slug}/imports/{resp.media['id']}"
+
+
+class ImportItem(Resource):
+    """GET /v1/workspaces/{slug}/imports/{importId}: an import's status, progress, counts and errors."""
+
+    def __init__(self, context):
+        self.imports = context.imports
+
+    def on_get(self, req, resp, slug, importId):
+        resp.media = self.imports.get(req.context.caller, slug, importId)

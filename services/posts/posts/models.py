@@ -75,6 +75,9 @@ class Post(Document):
     # When the query indexes last needed to hear of this post (ns, stamped by every write that
     # changes what lists, the roadmap or search show): API processes catch up by it.
     changedAt = IntField(required=True)
+    # An imported post's key: ``<workspace>/<source>:<its id there>`` (posts.imports), so the
+    # same file imported again updates it.
+    importKey = StringField(null=True)
     COLLECTION = "posts"
     meta = {
         "db_alias": ALIAS,
@@ -99,6 +102,10 @@ class Post(Document):
             ("workspace", "lastCommentByTeam", "lastCommentAt", "_id"),
             # A workspace's posts a page at a time, in id order (its export, a rescore's batches).
             ("workspace", "_id"),
+            # An imported post, found by its key before an import writes it (posts.imports). Not
+            # unique: the local stand-in indexes a missing key as null, so a unique index would
+            # refuse every post without one.
+            {"fields": ["importKey"], "sparse": True},
         ],
     }
 
@@ -160,6 +167,7 @@ class Vote(Document):
     source = DictField(null=True)
     note = StringField(null=True)
     createdAt = DateTimeField(required=True)
+    importKey = StringField(null=True)  # an imported vote's source id (unique by post and voter already)
     COLLECTION = "votes"
     meta = {
         "db_alias": ALIAS,
@@ -257,12 +265,14 @@ class Comment(Document):
     author = DictField(null=True)  # as a post's author: {name, avatarUrl, team} (posts.shapes.Reader)
     isPrivate = BooleanField(default=False)
     createdAt = DateTimeField(required=True)
+    importKey = StringField(null=True)  # an imported comment's key, as a post's (posts.imports)
     COLLECTION = "comments"
     meta = {
         "db_alias": ALIAS,
         "collection": COLLECTION,
         # A thread; the comments of a period (activity); a workspace's comments a page at a time (its export).
-        "indexes": [("postId", "path"), ("workspace", "createdAt"), ("workspace", "_id")],
+        "indexes": [("postId", "path"), ("workspace", "createdAt"), ("workspace", "_id"),
+                    {"fields": ["importKey"], "sparse": True}],
     }
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from posts.board import Board
     from posts.config import PostsConfig
     from posts.embeddings import LazyEmbedder
+    from posts.imports import Imports
     from posts.merges import Merges
     from posts.reads import Reads
     from posts.readmodel import Workspaces
@@ -65,6 +66,8 @@ INTERNAL_ROUTES = [
     Route("/internal/posts/voters", R + "Voters", ("POST",)),
     # A page of a workspace's posts, votes, comments, tags or fields for its export (portability).
     Route("/internal/posts/export", R + "Export", ("POST",)),
+    # A batch of posts, votes, comments, merges or tags an import brings (portability), no events.
+    Route("/internal/posts/import", R + "Import", ("POST",)),
 ]
 
 
@@ -83,6 +86,7 @@ class Context(ServiceContext):
     votes: Votes
     merges: Merges  # and suggested duplicates
     board: Board  # lists, search, roadmap, statistics; sibling services' lookups
+    imports: Imports  # what an import brings (portability)
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
@@ -121,6 +125,7 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
     database (``embedder`` None: semantic search off; ``people`` None: no people service)."""
     from posts.access import Access
     from posts.board import Board
+    from posts.imports import Imports
     from posts.merges import Merges
     from posts.reads import open_reads
     from posts.revenue import Revenue
@@ -140,6 +145,7 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
         votes=votes,
         merges=Merges(repo, access, workspaces, revenue, scores, reads, config),
         board=Board(repo, access, workspaces, scores, reads, config, embedder),
+        imports=Imports(repo, scores, revenue),
     )
 
 

@@ -225,3 +225,14 @@ class Export(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.board.export(media(req))
+
+
+class Import(Resource):
+    """POST /internal/posts/import: a batch of what an import brings, for the portability service."""
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.imports = context.imports
+
+    def on_post(self, req, resp):
+        resp.media = self.imports.run(media(req))

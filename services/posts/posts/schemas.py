@@ -156,6 +156,13 @@ STATS_TOP = integer(1, contract.STATS_TOP[1], contract.STATS_TOP[0], description
 COMMENTS_LIMIT = integer(1, contract.COMMENTS_LIMIT[1], contract.COMMENTS_LIMIT[0])
 ROADMAP_LIMIT = integer(1, contract.ROADMAP_LIMIT[1], contract.ROADMAP_LIMIT[0], description="items per column")
 
+# A batch of what an import brings (the portability service sends it; posts.imports).
+IMPORT = obj(
+    {"workspace": string(100, 1), "source": string(20, 1, pattern=r"^[a-z]+$"), "kind": choice(contract.IMPORT_KINDS),
+     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000}},
+    required=("workspace", "source", "kind", "items"),
+)
+
 # A page of a workspace's data for its export (the portability service asks; paged by id).
 EXPORT = obj(
     {"workspace": string(100, 1), "kind": choice(contract.EXPORT_KINDS),

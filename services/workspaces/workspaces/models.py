@@ -110,6 +110,7 @@ class Changelog(Document):
     postIds = ListField(StringField())
     publishedAt = DateTimeField(null=True)
     createdAt = DateTimeField(required=True)
+    importKey = StringField(null=True)  # an imported entry's ``<workspace>/<source>:<its id there>`` (workspaces.imports)
     COLLECTION = "changelogs"
     meta = {
         "db_alias": ALIAS,
@@ -118,6 +119,7 @@ class Changelog(Document):
             {"fields": ["workspace", "slug"], "unique": True},
             ("workspace", "-publishedAt", "-_id"),
             ("workspace", "-createdAt", "-_id"),
+            {"fields": ["importKey"], "sparse": True},
         ],
     }
 

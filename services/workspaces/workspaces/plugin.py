@@ -42,6 +42,8 @@ INTERNAL_ROUTES = [
     Route("/internal/workspaces/{slug}/snapshot", R + "SnapshotItem", ("GET",)),
     # A page of a workspace's boards, statuses, changelogs or settings for its export (portability).
     Route("/internal/workspaces/export", R + "Export", ("POST",)),
+    # A batch of boards, statuses or changelog entries an import brings (portability).
+    Route("/internal/workspaces/import", R + "Import", ("POST",)),
 ]
 
 

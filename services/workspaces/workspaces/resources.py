@@ -168,3 +168,12 @@ class Export(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.service.export(media(req))
+
+
+class Import(Resource):
+    """POST /internal/workspaces/import: a batch of what an import brings, for the portability service."""
+
+    def on_post(self, req, resp):
+        from workspaces.imports import Imports
+
+        resp.media = Imports(self.service).run(media(req))

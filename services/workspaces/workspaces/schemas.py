@@ -150,6 +150,13 @@ IDENTITY = obj(
     required=("workspace",),
 )
 
+# A batch of what an import brings (the portability service sends it; workspaces.imports).
+IMPORT = obj(
+    {"workspace": string(100, 1), "source": string(20, 1, pattern=r"^[a-z]+$"), "kind": {"enum": list(contract.IMPORT_KINDS)},
+     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000}},
+    required=("workspace", "source", "kind", "items"),
+)
+
 # A page of a workspace's data for its export (the portability service asks; paged by id).
 EXPORT = obj(
     {"workspace": string(100, 1), "kind": {"enum": list(contract.EXPORT_KINDS)},

@@ -1,0 +1,438 @@
+"""Running one import: copy the file from GridFS to local disk, count its items in a first
+streaming pass (``progress.total``), then read it kind by kind in the order each refers to the
+ones before (contract.IMPORT_KINDS) and send the items, a batch at a time, to the services that
+own them (``POST /internal/<service>/import``). Run by the worker under a claim, as exports are:
+each batch renews the lease, and a run whose claim was lost stops.
+
+What it keeps in memory besides a batch: the maps from the source's ids to ours for boards,
+statuses, tags, users, companies' members and posts (what later kinds refer to), a few dozen
+bytes an item, never the file's contents."""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from common.directory import Owner
+from common.internal import InternalClient
+from common.ids import now
+
+from portability import contract
+from portability.config import PortabilityConfig
+from portability.imports import ImportRepository
+from portability.readers import CannyFile, UnreadableFile, csv_header, csv_rows
+
+log = logging.getLogger(__name__)
+
+# Canny's post statuses and ours (docs/import-export.md); another one is created, in grey.
+CANNY_STATUSES = {"open": "open", "under review": "under-review", "planned": "planned", "in progress": "in-progress",
+                  "complete": "complete", "closed": "closed"}
+# Fider's (its CSV export) and ours.
+FIDER_STATUSES = {"open": "open", "started": "in-progress", "planned": "planned", "completed": "complete",
+                  "declined": "closed", "duplicate": "closed"}
+CLOSED = ("complete", "closed")
+MAX_CSV_VOTES = 10_000  # votes one CSV row may stand for (each an anonymous voter)
+
+
+class LostClaim(Exception):
+    """Another worker holds the import now."""
+
+
+def slugify(text: str, most: int = 48) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:most].strip("-")
+
+
+def canny_eta(value) -> str | None:
+    """Canny's ETA (a date, ``2027-03-01T00:00:00.000Z``, or ``03/2027``) as ``YYYY-MM``."""
+    if not value:
+        return None
+    text = str(value)
+    if re.match(r"^\d{4}-\d{2}", text):
+        return text[:7]
+    found = re.match(r"^(\d{1,2})/(\d{4})", text)
+    return f"{found.group(2)}-{int(found.group(1)):02d}" if found else None
+
+
+def batches(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class Run:
+    """One run of one import: its counts, errors and progress, and the owners it writes to."""
+
+    def __init__(self, importer: "Importer", job: dict, token: str):
+        self.job, self.token, self.importer = job, token, importer
+        self.workspace, self.source = job["workspace"], job["source"]
+        self.counts = {kind: 0 for kind in contract.IMPORT_KINDS}
+        self.errors: list[dict] = []
+        self.error_count = 0
+        self.done = 0
+        self.total: int | None = None
+        self.deferred: list[dict] = []  # comments whose parent was not in yet
+
+    def error(self, item: str, message: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < contract.IMPORT_ERRORS_KEPT:
+            self.errors.append({"item": item, "message": message[:500]})
+
+    def renew(self) -> None:
+        if not self.importer.repo.advance(self.job["_id"], self.token, now(), self.importer.config.lease_seconds, {
+            "progress": {"done": self.done, "total": self.total}, "counts": self.counts, "errors": self.errors,
+            "errorCount": self.error_count,
+        }):
+            raise LostClaim()
+
+    def send(self, service: str, kind: str, items: list[dict], names: Callable[[dict], str], count_as: str | None = None,
+             progress: bool = True) -> dict[str, str]:
+        """Write ``items`` (each with its ``sourceId``) through ``service``; our ids by theirs.
+        Items refused are errors named by ``names(item)``."""
+        if not items:
+            return {}
+        body = Owner(self.importer.client, service).ask(
+            "POST", f"/internal/{service}/import",
+            {"workspace": self.workspace, "source": self.source, "kind": kind, "items": items},
+            what=f"import the {kind} of '{self.workspace}'")
+        by_source = {str(i["sourceId"]): i for i in items}
+        for refused in body.get("errors", []):
+            item = by_source.get(refused["item"])
+            if refused["message"].startswith("parent-missing") and kind == "comments" and item:
+                self.deferred.append(item)  # sent again once the rest of the thread is in (Canny lists newest first)
+                continue
+            self.error(names(item) if item else refused["item"], refused["message"])
+        ids = body.get("ids", {})
+        self.counts[count_as or kind] += len(ids)
+        if progress:
+            self.done += len(items)
+        self.renew()
+        return ids
+
+
+class Importer:
+    def __init__(self, repo: ImportRepository, client: InternalClient, config: PortabilityConfig, events):
+        self.repo, self.client, self.config = repo, client, config
+        self.events = events  # ExportRepository: its outbox publishes import.finished
+
+    def run_next(self) -> bool:
+        """Claim the next import waiting (or abandoned) and run it; whether there was one."""
+        token = uuid.uuid4().hex
+        job = self.repo.claim(token, now(), self.config.lease_seconds)
+        if job is None:
+            return False
+        if job["attempts"] > contract.MAX_ATTEMPTS:
+            self._end(job, token, None, contract.FAILED,
+                      [{"item": "import", "message": f"stopped after {contract.MAX_ATTEMPTS} attempts that did not finish"}])
+            return True
+        run = Run(self, job, token)
+        try:
+            with tempfile.TemporaryDirectory(prefix="import-") as folder:
+                path = Path(folder) / "file"
+                with open(path, "wb") as target:
+                    self.repo.download(job["fileId"], target)
+                (self._canny if job["source"] == "canny" else self._csv)(run, path)
+            self._end(job, token, run, contract.SUCCEEDED, run.errors)
+        except LostClaim:
+            log.warning("import %s of %s was taken over by another worker", job["_id"], job["workspace"])
+        except UnreadableFile as ex:
+            self._end(job, token, run, contract.FAILED, [*run.errors, {"item": "file", "message": str(ex)}][-contract.IMPORT_ERRORS_KEPT:])
+        except Exception as ex:  # noqa: BLE001 - any failure ends this import, named in its errors
+            log.exception("import %s of %s failed", job["_id"], job["workspace"])
+            self._end(job, token, run, contract.FAILED, [*run.errors, {"item": "import", "message": str(ex) or ex.__class__.__name__}]
+                      [-contract.IMPORT_ERRORS_KEPT:])
+        return True
+
+    def _end(self, job: dict, token: str, run: Run | None, status: str, errors: list[dict]) -> None:
+        counts = run.counts if run else {}
+        error_count = (run.error_count if run else 0) + (1 if status == contract.FAILED else 0)
+        fields = {"status": status, "finishedAt": now(), "counts": counts, "errors": errors, "errorCount": error_count}
+        if run is not None and status == contract.SUCCEEDED:
+            fields["progress"] = {"done": run.done, "total": run.total if run.total is not None else run.done}
+        if not self.repo.finish(job["_id"], token, fields):
+            return
+        if job.get("fileId"):
+            self.repo.drop_file(job["_id"], job["fileId"])
+        event = {"importId": str(job["_id"]), "source": job["source"], "status": status, "errorCount": error_count,
+                 "actor": job.get("requestedBy")}
+        self.events.unit_of_work(lambda tx: tx.add(tx.event(job["workspace"], contract.IMPORT_FINISHED, event)))
+
+    # -- Canny -------------------------------------------------------------------------------------
+
+    def _canny(self, run: Run, path: Path) -> None:
+        canny = CannyFile(path, run.job["contentType"])
+        size = self.config.import_batch
+        # The first pass: how many items each list holds, and the statuses posts use.
+        statuses: dict[str, None] = {}
+        merges = 0
+        total = 0
+        for name in ("boards", "categories", "tags", "users", "companies", "votes", "comments", "entries"):
+            total += sum(1 for _ in canny.items(name))
+        for post in canny.items("posts"):
+            total += 1
+            statuses.setdefault(str(post.get("status") or "open").strip().lower(), None)
+            merges += len(_merged_of(post))
+        run.total = total + len(statuses) + merges
+        run.renew()
+
+        boards = {}
+        for batch in batches(canny.items("boards"), size):
+            items = [{"sourceId": b.get("id"), "slug": b.get("urlName") or b.get("name"), "name": b.get("name"),
+                      "createdAt": b.get("created")} for b in batch]
+            boards.update(run.send("workspaces", "boards", items, lambda i: f"boards (id {i['sourceId']})"))
+        status_items = [{"sourceId": s, "slug": CANNY_STATUSES.get(s) or slugify(s) or "imported", "name": s.capitalize(),
+                         "closed": CANNY_STATUSES.get(s) in CLOSED} for s in statuses]
+        status_ids = run.send("workspaces", "statuses", status_items, lambda i: f"status {i['sourceId']!r}")
+
+        tags = {}
+        for name, prefix in (("tags", ""), ("categories", "category:")):
+            for batch in batches(canny.items(name), size):
+                items = [{"sourceId": prefix + str(t.get("id")), "name": str(t.get("name") or "")} for t in batch if t.get("name")]
+                tags.update(run.send("posts", "tags", items, lambda i: f"{name} (id {i['sourceId']})"))
+
+        users: dict[str, tuple] = {}  # Canny user id -> (identity, name, avatar, admin)
+        members: dict[str, list[str]] = {}  # Canny company id -> identities
+        for position, batch in _numbered_batches(canny.items("users"), size):
+            with_email = [{"sourceId": str(u.get("id")), "email": u.get("email"), "name": u.get("name"),
+                           "avatarUrl": u.get("avatarURL")} for u in batch if u.get("email")]
+            ids = run.send("people", "people", with_email, lambda i: f"users (id {i['sourceId']})")
+            for index, user in zip(position, batch):
+                uid = str(user.get("id"))
+                identity = ids.get(uid)
+                if identity is None:
+                    if user.get("email"):
+                        continue  # refused: an error names it
+                    identity = f"{run.source}:{uid}"  # no address: known by the source's id alone
+                    run.counts["people"] += 1
+                    run.done += 1
+                users[uid] = (identity, user.get("name"), user.get("avatarURL"), bool(user.get("isAdmin")))
+                for company in user.get("companies") or []:
+                    if isinstance(company, dict) and company.get("id"):
+                        members.setdefault(str(company["id"]), []).append(identity)
+
+        for batch in batches(canny.items("companies"), size):
+            items = [{"sourceId": str(c.get("id")), "name": c.get("name"), "monthlySpend": c.get("monthlySpend") or 0,
+                      "members": members.get(str(c.get("id")), [])} for c in batch]
+            run.send("companies", "companies", items, lambda i: f"companies (id {i['sourceId']})")
+
+        def person(user: dict | None) -> tuple:
+            if not isinstance(user, dict) or not user.get("id"):
+                return ("anonymous", None, None, False)
+            known = users.get(str(user["id"]))
+            return known or (f"{run.source}:{user['id']}", user.get("name"), user.get("avatarURL"), bool(user.get("isAdmin")))
+
+        def author(user: dict | None) -> dict | None:
+            identity, name, avatar, admin = person(user)
+            return {"name": name, "avatarUrl": avatar, "team": admin} if name else None
+
+        posts: dict[str, str] = {}
+        # (merged post's id, the one it went into, what Canny kept of it, the board of the latter)
+        merged: list[tuple[str, str, dict, str | None]] = []
+
+        def post_item(p: dict, board: str | None = None, status: str | None = None) -> dict:
+            owner = person(p.get("owner")) if p.get("owner") else None
+            item_tags = [tags[str(t.get("id"))] for t in p.get("tags") or [] if isinstance(t, dict) and str(t.get("id")) in tags]
+            if isinstance(p.get("category"), dict) and f"category:{p['category'].get('id')}" in tags:
+                item_tags.append(tags[f"category:{p['category']['id']}"])
+            return {"sourceId": str(p.get("id")), "boardId": board or boards.get(str((p.get("board") or {}).get("id"))),
+                    "title": p.get("title"), "content": p.get("details") or "",
+                    "status": status or status_ids.get(str(p.get("status") or "open").strip().lower(), "open"),
+                    "authorId": person(p.get("author"))[0], "author": author(p.get("author")), "createdAt": p.get("created"),
+                    "eta": canny_eta(p.get("eta")), "tags": item_tags,
+                    "owner": {"id": owner[0], "name": owner[1] or ""} if owner and owner[0].startswith("person:") else None}
+
+        def post_name(i: dict) -> str:
+            return f"posts (id {i['sourceId']})"
+
+        for position, batch in _numbered_batches(canny.items("posts"), size):
+            items, labels = [], {}
+            for index, p in zip(position, batch):
+                labels[str(p.get("id"))] = f"posts[{index}] (id {p.get('id')})"
+                item = post_item(p)
+                for child in _merged_of(p):
+                    merged.append((str(child.get("id")), str(p.get("id")), child, item["boardId"]))
+                if not item["boardId"]:
+                    run.error(f"posts[{index}] (id {p.get('id')})", "its board is not in the file")
+                    run.done += 1
+                    continue
+                items.append(item)
+            posts.update(run.send("posts", "posts", items, lambda i: labels[i["sourceId"]]))
+
+        # Merges: a merged post Canny lists only inside the post it went into is imported first.
+        for batch in batches(merged, size):
+            missing = [post_item(child, board=boards.get(str((child.get("board") or {}).get("id"))) or board, status="closed")
+                       for child_id, into, child, board in batch if child_id not in posts and into in posts and child.get("title")]
+            posts.update(run.send("posts", "posts", [i for i in missing if i["boardId"]], post_name, progress=False))
+            items = []
+            for child_id, into, _, _ in batch:
+                if child_id in posts and into in posts:
+                    items.append({"sourceId": child_id, "postId": posts[child_id], "intoId": posts[into]})
+                else:
+                    run.error(f"merges (post {child_id} into {into})", "one of the two posts was not imported")
+                    run.done += 1
+            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})")
+
+        for position, batch in _numbered_batches(canny.items("votes"), size):
+            items, labels = [], {}
+            for index, v in zip(position, batch):
+                labels[str(v.get("id"))] = f"votes[{index}] (id {v.get('id')})"
+                post_id = posts.get(str((v.get("post") or {}).get("id")))
+                if post_id is None:
+                    run.error(f"votes[{index}] (id {v.get('id')})", "its post is not in the file")
+                    run.done += 1
+                    continue
+                identity, name, _, _ = person(v.get("voter"))
+                if identity == "anonymous":
+                    run.error(f"votes[{index}] (id {v.get('id')})", "it names no voter")
+                    run.done += 1
+                    continue
+                items.append({"sourceId": str(v.get("id")), "postId": post_id, "userId": identity, "name": name,
+                              "createdAt": v.get("created")})
+            run.send("posts", "votes", items, lambda i: labels[i["sourceId"]])
+
+        for position, batch in _numbered_batches(canny.items("comments"), size):
+            items, labels = [], {}
+            for index, c in zip(position, batch):
+                labels[str(c.get("id"))] = f"comments[{index}] (id {c.get('id')})"
+                post_id = posts.get(str((c.get("post") or {}).get("id")))
+                if post_id is None:
+                    run.error(f"comments[{index}] (id {c.get('id')})", "its post is not in the file")
+                    run.done += 1
+                    continue
+                items.append({"sourceId": str(c.get("id")), "postId": post_id, "parentSourceId": c.get("parentID"),
+                              "content": c.get("value") or "", "authorId": person(c.get("author"))[0],
+                              "author": author(c.get("author")), "isPrivate": bool(c.get("internal") or c.get("private")),
+                              "createdAt": c.get("created")})
+            run.send("posts", "comments", items, lambda i: labels[i["sourceId"]])
+        # Replies whose parent came later in the file, sent again until no more go in.
+        waiting, run.deferred = run.deferred, []
+        while waiting:
+            before = len(waiting)
+            ids: dict[str, str] = {}
+            for batch in batches(waiting, size):
+                ids.update(run.send("posts", "comments", batch, lambda i: f"comments (id {i['sourceId']})", progress=False))
+            waiting, run.deferred = run.deferred, []
+            if len(waiting) == before:
+                for item in waiting:
+                    run.error(f"comments (id {item['sourceId']})", "the comment it answers is not in the file")
+                break
+
+        for batch in batches(canny.items("entries"), size):
+            items = [{"sourceId": str(e.get("id")), "title": e.get("title"),
+                      "content": e.get("markdownDetails") or e.get("plaintextDetails") or "",
+                      "publishedAt": e.get("publishedAt") if e.get("status", "published") == "published" else None,
+                      "createdAt": e.get("created"),
+                      "postIds": [posts[str(p.get("id"))] for p in e.get("posts") or [] if str(p.get("id")) in posts]}
+                     for e in batch]
+            run.send("workspaces", "changelogs", items, lambda i: f"entries (id {i['sourceId']})")
+
+    # -- CSV ---------------------------------------------------------------------------------------
+
+    def _csv(self, run: Run, path: Path) -> None:
+        columns = run.job["options"]["columns"]
+        header = csv_header(path)
+        if columns["title"] not in header:
+            raise UnreadableFile(f"the CSV file has no column {columns['title']!r} for the title (its columns: {', '.join(header[:20])})")
+        present = {field: column for field, column in columns.items() if column in header}
+        statuses_of = FIDER_STATUSES if run.job["options"].get("preset") == "fider" else {}
+
+        def value(row: dict, field: str) -> str:
+            return (row.get(present[field]) or "").strip() if field in present else ""
+
+        def status_of(row: dict) -> str:
+            text = value(row, "status").lower() or "open"
+            return statuses_of.get(text) or CANNY_STATUSES.get(text) or slugify(text) or "open"
+
+        # The first pass: the rows, and the boards, statuses and tags they name.
+        boards: dict[str, None] = {}
+        statuses: dict[str, str] = {}
+        tag_names: dict[str, None] = {}
+        rows = 0
+        for _, row in csv_rows(path):
+            rows += 1
+            boards.setdefault(value(row, "board") or "Imported", None)
+            statuses.setdefault(status_of(row), value(row, "status") or "Open")
+            for tag in value(row, "tags").split(","):
+                if tag.strip():
+                    tag_names.setdefault(tag.strip(), None)
+        run.total = rows + len(boards) + len(statuses) + len(tag_names)
+        run.renew()
+        board_ids = run.send("workspaces", "boards", [{"sourceId": name, "name": name} for name in boards],
+                             lambda i: f"board {i['sourceId']!r}")
+        run.send("workspaces", "statuses", [{"sourceId": slug, "slug": slug, "name": name.capitalize(), "closed": slug in CLOSED}
+                                             for slug, name in statuses.items()], lambda i: f"status {i['sourceId']!r}")
+        tag_slugs = {}
+        for batch in batches(tag_names, self.config.import_batch):
+            tag_slugs.update(run.send("posts", "tags", [{"sourceId": t, "name": t} for t in batch], lambda i: f"tag {i['sourceId']!r}"))
+
+        for batch in batches(csv_rows(path), self.config.import_batch):
+            emails = {}
+            for line, row in batch:
+                email = value(row, "authorEmail").lower()
+                if email and "@" in email:
+                    emails.setdefault(email, {"sourceId": email, "email": email, "name": value(row, "authorName") or None})
+            people = run.send("people", "people", list(emails.values()), lambda i: f"author {i['sourceId']!r}", progress=False)
+            items, votes, lines = [], [], {}
+            for line, row in batch:
+                title, source_id = value(row, "title"), value(row, "id") or f"line-{line}"
+                where = f"row {line}" + (f" (id {value(row, 'id')})" if value(row, "id") else "")
+                if not title:
+                    run.error(where, f"its title (column {columns['title']!r}) is empty")
+                    run.done += 1
+                    continue
+                created = value(row, "created") or None
+                if created and not re.match(r"^\d{4}-\d{2}-\d{2}", created):
+                    run.error(where, f"its created date {created!r} is not a date (YYYY-MM-DD, or ISO 8601 with a time)")
+                    run.done += 1
+                    continue
+                votes_text = value(row, "votes") or "0"
+                if not votes_text.isdigit():
+                    run.error(where, f"its votes {votes_text!r} is not a whole number")
+                    run.done += 1
+                    continue
+                email = value(row, "authorEmail").lower()
+                identity = people.get(email, "anonymous")
+                name = value(row, "authorName") or None
+                lines[source_id] = where
+                items.append({"sourceId": source_id, "boardId": board_ids.get(value(row, "board") or "Imported"),
+                              "title": title, "content": value(row, "details"), "status": status_of(row),
+                              "authorId": identity, "author": {"name": name, "avatarUrl": None, "team": False} if name else None,
+                              "createdAt": created, "eta": value(row, "eta") or None,
+                              "tags": [tag_slugs[t.strip()] for t in value(row, "tags").split(",") if t.strip() in tag_slugs]})
+                votes.append((source_id, min(int(votes_text), MAX_CSV_VOTES)))
+            ids = run.send("posts", "posts", items, lambda i: lines.get(i["sourceId"], i["sourceId"]))
+            # A count of votes stands for that many voters the file does not name.
+            vote_items = [{"sourceId": f"{source_id}:vote-{n}", "postId": ids[source_id], "userId": f"csv-voter:{source_id}:{n}",
+                           "name": None, "createdAt": None}
+                          for source_id, count in votes if source_id in ids for n in range(count)]
+            for vote_batch in batches(vote_items, self.config.import_batch):
+                run.send("posts", "votes", vote_batch, lambda i: i["sourceId"], progress=False)
+
+
+def _merged_of(post: dict) -> list[dict]:
+    """The posts merged into ``post``: Canny's ``mergeHistory`` ({created, post}) or ``mergedPosts``."""
+    found = [m.get("post") for m in post.get("mergeHistory") or [] if isinstance(m, dict) and isinstance(m.get("post"), dict)]
+    found += [m for m in post.get("mergedPosts") or [] if isinstance(m, dict) and m.get("id")]
+    seen, unique = set(), []
+    for child in found:
+        if child.get("id") and str(child["id"]) not in seen:
+            seen.add(str(child["id"]))
+            unique.append(child)
+    return unique
+
+
+def _numbered_batches(items: Iterable[dict], size: int) -> Iterator[tuple[range, list[dict]]]:
+    """Batches with each item's index in its list (errors name ``posts[12]``)."""
+    start = 0
+    for batch in batches(items, size):
+        yield range(start, start + len(batch)), batch
+        start += len(batch)
+

@@ -1,0 +1,88 @@
+"""Reading an import's file as a stream of items, whatever its size: a Canny JSON document with
+``ijson`` (one list at a time, never the whole document), a zip of Canny's JSON lists member by
+member, a CSV row by row. Nothing here holds more than one item; the file is on local disk
+(copied from GridFS) so each list is read by its own pass."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from pathlib import Path
+from typing import Iterator
+
+import ijson
+
+# The lists of a Canny export (each the array Canny's API list endpoint answers), by our kind.
+CANNY_LISTS = ("boards", "categories", "tags", "users", "companies", "posts", "votes", "comments", "entries")
+
+
+class UnreadableFile(Exception):
+    """The file is not what its import says it is (not JSON, not a zip, not CSV): the job fails."""
+
+
+class CannyFile:
+    """A Canny export: one JSON object holding the lists, or a zip of JSON files, each a list or
+    an object holding it (``posts.json`` as ``[...]`` or ``{"posts": [...], "hasMore": false}``)."""
+
+    def __init__(self, path: Path, content_type: str):
+        self.path = path
+        self.zipped = content_type == "application/zip"
+        if self.zipped and not zipfile.is_zipfile(path):
+            raise UnreadableFile("the file is not a zip archive (sent as application/zip)")
+
+    def items(self, name: str) -> Iterator[dict]:
+        """Every item of the list ``name`` (one of CANNY_LISTS), streamed; none if absent."""
+        try:
+            if not self.zipped:
+                with open(self.path, "rb") as source:
+                    if _first_byte(source) != b"{":
+                        raise UnreadableFile("the file is not a JSON object holding Canny's lists (boards, posts, ...)")
+                    yield from ijson.items(source, f"{name}.item", use_float=True)
+                return
+            with zipfile.ZipFile(self.path) as archive:
+                for member in archive.namelist():
+                    stem = Path(member).name.rsplit(".", 1)[0].lower()
+                    if stem != name or member.endswith("/"):
+                        continue
+                    with archive.open(member) as raw:
+                        source = io.BufferedReader(raw)
+                        first = _first_byte(source)
+                        prefix = "item" if first == b"[" else f"{name}.item"
+                        yield from ijson.items(source, prefix, use_float=True)
+        except ijson.JSONError as ex:
+            raise UnreadableFile(f"the file is not valid JSON ({name}: {ex})") from None
+        except zipfile.BadZipFile as ex:
+            raise UnreadableFile(f"the zip archive cannot be read: {ex}") from None
+
+
+def _first_byte(source) -> bytes:
+    """The first byte that is not white space (a BOM skipped), the stream left at the start."""
+    head = source.peek(64)[:64] if hasattr(source, "peek") else b""
+    if not head:
+        head = source.read(64)
+        source.seek(0)
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+
+
+def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, {column: value})`` of each row after the header (line 1), streamed."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as source:
+            reader = csv.DictReader(source)
+            if not reader.fieldnames or len(reader.fieldnames) < 1:
+                raise UnreadableFile("the CSV file has no header row")
+            for row in reader:
+                yield reader.line_num, row
+    except UnicodeDecodeError:
+        raise UnreadableFile("the CSV file is not UTF-8 text") from None
+    except csv.Error as ex:
+        raise UnreadableFile(f"the CSV file cannot be read: {ex}") from None
+
+
+def csv_header(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as source:
+            return next(csv.reader(source), [])
+    except (UnicodeDecodeError, csv.Error):
+        raise UnreadableFile("the CSV file is not UTF-8 text with a header row") from None
