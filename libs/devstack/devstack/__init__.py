@@ -16,6 +16,7 @@ import ctypes.util
 import fcntl
 import importlib.resources
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -59,8 +60,27 @@ SECRET_FILES = {
 }
 
 
+# Ports handed to the platform's servers come from below Linux's ephemeral range (32768-60999 by
+# default), where no outgoing connection is given a local port: a port the kernel hands out for
+# bind(0) can be taken by any client's connection between the moment it is chosen and the moment
+# the server binds it ("Address already in use"), seen when several stacks start at once.
+PORTS = range(20000, 32768)
+_handed: set[int] = set()  # this process's picks, never handed out twice
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    for _ in range(200):
+        port = random.choice(PORTS)
+        if port in _handed:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use
+        _handed.add(port)
+        return port
+    with socket.socket() as s:  # the range is crowded: any port the kernel gives
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 

@@ -35,3 +35,15 @@ def test_make_run_keeps_each_secret_in_its_data_folder(tmp_path):
     assert all(len(v) >= MIN_SECRET_LENGTH for v in first.values())
     chosen = data_folder_secrets(tmp_path, {"INTERNAL_SECRET": "from-the-environment"})
     assert chosen == {**first, "INTERNAL_SECRET": "from-the-environment"}, "the environment wins"
+
+
+def test_free_ports_come_from_below_the_ephemeral_range_and_are_never_handed_twice():
+    """No outgoing connection can take a port of the platform's between its choice and its bind
+    (clients get ephemeral ports, 32768 and up on Linux), and one process never hands a port twice."""
+    from devstack import PORTS, free_port
+
+    ports = [free_port() for _ in range(300)]
+    assert len(set(ports)) == len(ports)
+    assert all(p in PORTS for p in ports)
+    low, _ = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+    assert max(PORTS) < low

@@ -77,3 +77,21 @@ def test_settings_from_environment():
     assert load_config({}) == WebhooksConfig()
     with pytest.raises(SystemExit, match="WEBHOOK_RETRY_SCALE"):
         load_config({"WEBHOOK_RETRY_SCALE": "-1"})
+
+
+def test_an_idle_dispatcher_sleeps_until_the_earliest_pending_delivery_is_due():
+    """Nothing due: the sender looks again when the earliest pending delivery (a retry, a lease
+    that runs out) is due, at most IDLE_MAX_SECONDS on, at least WEBHOOK_POLL_SECONDS."""
+    from types import SimpleNamespace
+
+    from common.ids import now
+    from webhooks.sender import IDLE_MAX_SECONDS, Sender
+
+    def wait(due):
+        fake = SimpleNamespace(repo=SimpleNamespace(next_due=lambda: due), settings=SimpleNamespace(poll_seconds=0.2))
+        return Sender._idle_wait(fake)
+
+    assert wait(None) == IDLE_MAX_SECONDS  # nothing pending at all
+    assert 1.5 < wait(now() + timedelta(seconds=2)) <= 2.0
+    assert wait(now() + timedelta(hours=1)) == IDLE_MAX_SECONDS
+    assert wait(now() - timedelta(seconds=3)) == 0.2  # overdue: as soon as the poll allows

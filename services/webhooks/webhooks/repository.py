@@ -151,6 +151,12 @@ class WebhookRepository(Repository):
         )
         return list(self.deliveries.find({"_id": {"$in": ids}, "claim": token, "status": contract.PENDING}))
 
+    def next_due(self):
+        """When the earliest pending delivery is due (a retry, or a lease that runs out), or None."""
+        first = self.deliveries.find_one({"status": contract.PENDING}, projection={"nextAttemptAt": 1},
+                                         sort=[("nextAttemptAt", 1)])
+        return first["nextAttemptAt"] if first else None
+
     def renew(self, delivery_id: ObjectId, token: str, lease: float) -> bool:
         """Extend a lease this token still holds; False if another dispatcher took it over."""
         result = self.deliveries.update_one(

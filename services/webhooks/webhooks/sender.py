@@ -34,6 +34,10 @@ LINGER = 0.02  # seconds: outcomes that end close together are written in one bu
 ROUND_SECONDS = 1.0  # expected time for one round of WEBHOOK_CONCURRENCY attempts (lease estimate)
 LEASE_MARGIN = 5.0  # seconds of lease left after the longest attempt
 BUSY_ENDPOINT_DELAY = 1.0  # seconds before a delivery to an endpoint at its limit is due again
+# An idle dispatcher (nothing due) sleeps until the earliest pending delivery is due, this long
+# at most: a delivery another dispatcher records and then abandons is due when its lease ends,
+# which this process learns by looking again.
+IDLE_MAX_SECONDS = 5.0
 
 
 @dataclass
@@ -115,9 +119,11 @@ class Sender:
     def run(self, stop: threading.Event) -> None:
         """Write outcomes, claim due deliveries while workers are idle, sleep until woken.
 
-        Due deliveries are looked for every WEBHOOK_POLL_SECONDS, and at once while the last
-        claim came back full; attempts that end wake the loop, which waits LINGER to write
-        their outcomes together.
+        Due deliveries are looked for every WEBHOOK_POLL_SECONDS while some are, at once while
+        the last claim came back full, and when none was due, again when the earliest pending one
+        is (IDLE_MAX_SECONDS at most: an idle dispatcher asks the database little); deliveries
+        this process records are handed to it directly and wake it. Attempts that end wake the
+        loop, which waits LINGER to write their outcomes together.
         """
         # Leased deliveries whose outcomes are not written are attempted again after the
         # lease: at-least-once, with the same webhook-id.
@@ -125,15 +131,24 @@ class Sender:
 
     def _round(self, stop: threading.Event) -> None:
         """One round of the loop: write outcomes, claim if due, then sleep until woken."""
-        self.flush()
+        if self.flush():  # a retry or a deferred delivery may be due before the idle wait ends
+            self._next_poll = min(self._next_poll, time.monotonic() + self.settings.poll_seconds)
         idle = self.capacity - self.backlog()
         if idle > 0 and (self._more_due or time.monotonic() >= self._next_poll):
-            self._more_due = self.claim(idle) == idle  # a full claim: more may be due
-            self._next_poll = time.monotonic() + self.settings.poll_seconds
+            claimed = self.claim(idle)
+            self._more_due = claimed == idle  # a full claim: more may be due
+            self._next_poll = time.monotonic() + (self.settings.poll_seconds if claimed else self._idle_wait())
         timeout = self.settings.poll_seconds if self._more_due else max(0.0, self._next_poll - time.monotonic())
         if self.wake.wait(timeout):
             self.wake.clear()
             stop.wait(LINGER)
+
+    def _idle_wait(self) -> float:
+        """Seconds until the earliest pending delivery is due, between WEBHOOK_POLL_SECONDS and
+        IDLE_MAX_SECONDS."""
+        due = self.repo.next_due()
+        until = IDLE_MAX_SECONDS if due is None else (due - now()).total_seconds()
+        return min(IDLE_MAX_SECONDS, max(self.settings.poll_seconds, until))
 
     def close(self) -> None:
         """Give back what is queued, finish the attempts under way and record them.
@@ -200,7 +215,9 @@ class Sender:
 
     # -- outcomes ------------------------------------------------------------------------
 
-    def flush(self) -> None:
+    def flush(self) -> bool:
+        """Write what ended (outcomes) and what waits for a busy endpoint; whether anything was
+        written (a retry or a deferred delivery may then be due soon)."""
         deferred = []
         while True:
             try:
@@ -220,7 +237,7 @@ class Sender:
             except queue.Empty:
                 break
         if not outcomes:
-            return
+            return bool(deferred)
         try:
             self.repo.apply([self._record(o) for o in outcomes])
         except PyMongoError:
@@ -228,6 +245,7 @@ class Sender:
                 self.results.put(o)  # try again next round, while the lease still holds
             raise
         self._endpoint_effects(outcomes)
+        return True
 
     def _record(self, o: Outcome):
         """The write of one outcome: succeeded, failed (410, or the schedule used up), or
