@@ -236,7 +236,7 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
         # The gateway holds each route to its own limit (Route.max_body); here, the largest any
         # of this service's routes takes, since a request is read before it is routed.
         InternalAuth(settings.internal_secret, spec.name,
-                     max([settings.max_body_bytes, *(r.max_body for r in spec.routes if r.max_body)])),
+                     max([settings.max_body_bytes, *(r.max_body for r in (*spec.routes, *spec.pages) if r.max_body)])),
         RoundTrips(),
         CanonicalIds(),
         Idempotency(context.store.db, settings.idempotency_seconds),

@@ -93,6 +93,8 @@ PAGES = [
     Route(B + "/admin/domain/remove", A + "domain:DomainRemove", ("POST",)),
     Route(B + "/admin/exports", A + "exports:Exports", ("GET", "POST")),
     Route(B + "/admin/exports/{exportId}/download", A + "exports:ExportDownload", ("GET",)),
+    # The form uploads the file to import: the import route's limit, not MAX_BODY_BYTES.
+    Route(B + "/admin/imports", A + "imports:Imports", ("GET", "POST"), max_body=32 * 1024 * 1024 + 64 * 1024),
     Route(B + "/admin/audit", A + "audit:Audit", ("GET",)),
     Route(B + "/admin/team", A + "team:Team", ("GET", "POST")),
     Route(B + "/admin/team/members/{personId}", A + "team:TeamMember", ("POST",)),

@@ -1,0 +1,112 @@
+"""Import: the team brings a Canny export or a CSV file into the workspace (the portability
+service's ``/imports`` routes, managers'). The form uploads the file (multipart, with its CSRF
+token); the page sends it to the API as the import's body, with the visitor's own session, and
+lists the imports with their state, progress, counts and errors."""
+
+from __future__ import annotations
+
+import json
+from email.parser import BytesParser
+from email.policy import HTTP
+from urllib.parse import quote, urlencode
+
+from common.errors import BadRequest
+from web.admin.exports import STATES
+from web.admin.section import Section, SectionResource
+from web.api import ApiError
+from web.resources import query
+from web.service import Visitor
+
+# The file a page takes: the import route's limit (portability.contract.IMPORT_MAX_BYTES) and
+# room for the form around it. The site's page route has it as its Route.max_body.
+IMPORT_PAGE_MAX_BYTES = 32 * 1024 * 1024 + 64 * 1024
+SHOWN = (("posts", "post", "posts"), ("votes", "vote", "votes"), ("comments", "comment", "comments"),
+         ("people", "person", "people"), ("boards", "board", "boards"), ("statuses", "status", "statuses"),
+         ("tags", "tag", "tags"), ("companies", "company", "companies"), ("merges", "merge", "merges"),
+         ("changelogs", "changelog entry", "changelog entries"))
+SOURCES = {"canny": "Canny (a JSON file, or a zip of its JSON files)", "csv": "CSV, the columns of our own export",
+           "fider": "CSV, the columns of Fider's export"}
+DONE = {"started": "The import has started: it is listed below with its progress."}
+
+
+def row(job: dict) -> dict:
+    label, badge = STATES.get(job["status"], (job["status"], "draft"))
+    label = {"succeeded": "Done"}.get(job["status"], label)
+    counts = job.get("counts") or {}
+    return {**job, "label": label, "badge": badge,
+            "brought": ", ".join(f"{counts.get(k, 0)} {one if counts.get(k, 0) == 1 else many}" for k, one, many in SHOWN
+                                 if counts.get(k, 0)) or "nothing yet"}
+
+
+def multipart(content_type: str, body: bytes) -> tuple[dict, tuple[str, bytes] | None]:
+    """A multipart form's text fields, and its ``file`` field as ``(filename, bytes)`` (None if
+    none was chosen)."""
+    if not content_type.startswith("multipart/form-data"):
+        raise BadRequest("the form is sent as multipart/form-data")
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
+    fields, upload = {}, None
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if name == "file":
+            data = part.get_payload(decode=True) or b""
+            upload = (part.get_filename() or "import", data) if data else None
+        elif name:
+            fields[name] = (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+    return fields, upload
+
+
+class ImportsSection(Section):
+    path = "/imports"
+
+    def show(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
+        if redirect := self.allowed(visitor):
+            return redirect
+        imports = [row(i) for i in self.call(visitor, "GET", "/imports")["items"]]
+        return self.page(visitor, "imports.html", {
+            "imports": imports, "unfinished": any(i["status"] in ("queued", "running") for i in imports),
+            "sources": SOURCES, "error": error, "done": DONE.get(params.get("done") or ""),
+        }, status)
+
+    def start(self, visitor: Visitor, content_type: str, body: bytes):
+        fields, upload = multipart(content_type, body)
+        self.checked(visitor, fields)
+        choice = fields.get("source") if fields.get("source") in SOURCES else None
+        if choice is None or upload is None:
+            return self.show(visitor, {}, "Choose the kind of file and the file to import.", 400)
+        filename, data = upload
+        if choice == "canny":
+            media = "application/zip" if filename.lower().endswith(".zip") else "application/json"
+            params = {"source": "canny"}
+        else:
+            media = "text/csv"
+            params = {"source": "csv", "preset": "fider" if choice == "fider" else "ours"}
+        params["filename"] = filename[-200:]
+        api = self.site.api
+        url = f"{api.base}/v1/workspaces/{quote(visitor.slug)}/imports?{urlencode(params)}"
+        try:
+            answer = api.http.request("POST", url, body=data, headers={"Accept": "application/json", "Content-Type": media,
+                                                                      **visitor.identity})
+        except Exception:  # noqa: BLE001 - the API out of reach: said on the page
+            return self.show(visitor, {}, "The API cannot be reached now; try again.", 503)
+        if answer.status != 202:
+            try:
+                message = json.loads(answer.data or b"null").get("error")
+            except (ValueError, AttributeError):
+                message = None
+            # A refusal the page shows (400, 413, 415...) is said above the form; others are the error page.
+            return self.show(visitor, {}, self.refusal(ApiError(answer.status, message or f"the API answered {answer.status}")),
+                             answer.status)
+        return self.redirect(visitor, done="started")
+
+
+class Imports(SectionResource):
+    section = ImportsSection
+
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.admin.show, query(req))
+
+    def on_post(self, req, resp, slug):
+        body = req.context.get("body")
+        if body is None:
+            body = req.bounded_stream.read()
+        self.respond(req, resp, slug, self.admin.start, req.content_type or "", body)
