@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from common.ids import now
+from common.plugins import Route, load_services
+from portability import contract
 
 
 def test_a_claim_is_one_workers_until_its_lease_ends(service_context):
@@ -25,3 +29,14 @@ def test_a_claim_is_one_workers_until_its_lease_ends(service_context):
         assert other["_id"] != job["_id"], "a live lease is not claimed"
     assert repo.finish(job["_id"], "second", {"status": "failed"})
     assert repo.find(workspace, job["_id"])["status"] == "failed"
+
+
+def test_a_route_names_its_own_body_limit_or_none():
+    """Route.max_body (the import route's 32 MiB): a positive number of bytes, or None for the
+    deployment's MAX_BODY_BYTES."""
+    imports = next(r for r in load_services()["portability"].routes if r.template.endswith("/imports"))
+    assert imports.max_body == contract.IMPORT_MAX_BYTES
+    assert Route("/x", "m:C", ("POST",)).max_body is None
+    for wrong in (0, -1, 1.5, True, "32"):
+        with pytest.raises(ValueError, match="max_body"):
+            Route("/x", "m:C", ("POST",), max_body=wrong)
