@@ -115,6 +115,8 @@ class Imports:
                   "updatedAt": created, "changedAt": time.time_ns()}
         existing = self.repo.posts.find_one({"workspace": slug, "importKey": key}, projection={"_id": 1})
         if existing is not None:
+            # Its tags or owner may have changed: the facets follow (the score follows in the recount).
+            values["facets"] = self.scores.settings(slug).facets(values)
             self.repo.posts.update_one({"_id": existing["_id"]}, {"$set": values})
             oid = existing["_id"]
         else:
