@@ -62,7 +62,8 @@ class Idempotency:
             raise BadRequest(f"header {HEADER} must be 1 to 255 printable ASCII characters")
         scope = f"{req.context.caller.to_header()}\n{req.method}\n{req.path}\n{key}"
         record_id = hashlib.sha256(scope.encode()).hexdigest()
-        fingerprint = hashlib.sha256(req.context.get("body") or b"").hexdigest()
+        # The query is part of the request too (an import's source and columns are in it).
+        fingerprint = hashlib.sha256(req.query_string.encode() + b"\n" + (req.context.get("body") or b"")).hexdigest()
         now = datetime.now(timezone.utc)
         claim = {"_id": record_id, "fingerprint": fingerprint, "claimedAt": now, "expiresAt": now + self.retention}
         try:

@@ -63,8 +63,11 @@ EXPORT = shape({
 # -- imports -----------------------------------------------------------------------------------
 
 SOURCES = ("canny", "csv")
-# What a source's file may be sent as (anything else: 415).
+# What a source's file is sent as: Canny's JSON or a zip of it, a CSV. Anything else is 415; a
+# file of another source's type is taken, and fails its job as unreadable (a CSV is read as
+# text whatever it was sent as).
 CONTENT_TYPES = {"canny": ("application/json", "application/zip"), "csv": ("text/csv",)}
+IMPORT_CONTENT_TYPES = ("application/json", "application/zip", "text/csv")
 # The largest file an import takes (the gateway's limit for its route: Route.max_body). A Canny
 # zip of its JSON lists compresses about ten times: some 300 MiB of JSON.
 IMPORT_MAX_BYTES = 32 * 1024 * 1024

@@ -121,10 +121,14 @@ class ImportService:
         if source not in contract.SOURCES:
             raise BadRequest(f"query parameter 'source' must be one of {', '.join(contract.SOURCES)}")
         media = (content_type or "").split(";")[0].strip().lower()
-        if media not in contract.CONTENT_TYPES[source]:
-            raise UnsupportedMediaType(f"a {source} import is sent as {' or '.join(contract.CONTENT_TYPES[source])}")
+        if media not in contract.IMPORT_CONTENT_TYPES:
+            raise UnsupportedMediaType(f"an import is sent as {', '.join(contract.IMPORT_CONTENT_TYPES)}")
         if not data:
             raise BadRequest("the request body is the file to import; it is empty")
+        if media == "application/json" and data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+            # Told at once, as any JSON body that is not the object a route takes (the rest of
+            # the document is read by the job, as a stream).
+            raise BadRequest("the request body must be a JSON object holding Canny's lists (boards, posts, ...)")
         options = csv_options(params) if source == "csv" else {}
         return shape(self.repo.create(slug, source, options, media, data, filename, auth.actor(caller), now()))
 

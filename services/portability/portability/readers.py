@@ -27,6 +27,8 @@ class CannyFile:
 
     def __init__(self, path: Path, content_type: str):
         self.path = path
+        if content_type == "text/csv":
+            raise UnreadableFile("a Canny import is a JSON document or a zip of JSON files, not CSV")
         self.zipped = content_type == "application/zip"
         if self.zipped and not zipfile.is_zipfile(path):
             raise UnreadableFile("the file is not a zip archive (sent as application/zip)")

@@ -204,10 +204,16 @@ def test_a_csv_with_a_bad_row_imports_the_rest_and_names_the_row(api, admin_toke
 
 def test_a_file_that_is_not_what_it_says_fails_the_import(api, admin_token):
     ws = create_workspace(api, admin_token, name="Broken")
-    done = finished(api, ws, start(api, ws, b"this is no JSON", "application/json", source="canny")["id"])
-    assert done["status"] == "failed" and "not a JSON object" in done["errors"][-1]["message"]
-    r = api.post(f"{ws.path}/imports", key=ws.key, params={"source": "csv"}, data=b"a,b\n", headers={"Content-Type": "application/json"})
+    r = api.post(f"{ws.path}/imports", key=ws.key, params={"source": "canny"}, data=b"this is no JSON",
+                 headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "JSON object" in r.json()["error"], r.text
+    done = finished(api, ws, start(api, ws, b'{"posts": [{"id": "p1", "title": "Cut short"', "application/json", source="canny")["id"])
+    assert done["status"] == "failed" and "not valid JSON" in done["errors"][-1]["message"], done
+    r = api.post(f"{ws.path}/imports", key=ws.key, params={"source": "csv"}, data=b"a,b\n", headers={"Content-Type": "text/plain"})
     assert r.status_code == 415, r.text
+    # A CSV sent as a Canny import is taken, and fails as what it is.
+    done = finished(api, ws, start(api, ws, b"title\nx\n", "text/csv", source="canny")["id"])
+    assert done["status"] == "failed" and "not CSV" in done["errors"][-1]["message"]
 
 
 def test_the_import_route_takes_a_megabyte_another_route_does_not(api, admin_token):
@@ -235,4 +241,17 @@ def test_an_import_mails_nobody_and_fires_no_webhook(api, imported, maildir):
     imported_addresses = {u["email"].lower() for u in USERS if u["email"]}
     sent_to = {str(m["To"]).lower() for m in messages(maildir)}
     assert not any(address in to for to in sent_to for address in imported_addresses)
-    assert "import.finished" in {b["type"] for b in Receiver.bodies}
+    # Its end is an event like any (from another service's outbox: it may come after the marker).
+    wait_for(lambda: "import.finished" in {b["type"] for b in Receiver.bodies}, timeout=30, what="import.finished delivered")
+
+
+def test_each_import_is_in_the_audit_log(api, imported):
+    ws = imported["ws"]
+
+    def logged():
+        entries = ok(api.get(f"{ws.path}/audit-log", key=ws.key, params={"type": "import.finished"}))["items"]
+        return entries if len(entries) == 2 else None
+
+    entries = wait_for(logged, timeout=30, what="the imports in the audit log")
+    assert {e["data"]["importId"] for e in entries} == {imported["first"]["id"], imported["second"]["id"]}
+    assert {e["data"]["status"] for e in entries} == {"succeeded"}
