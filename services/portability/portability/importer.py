@@ -93,6 +93,13 @@ class Run:
         }):
             raise LostClaim()
 
+    def keeping(self, items: Iterable, every: int = 20_000) -> Iterator:
+        """``items``, the lease renewed every ``every`` of them (the first pass writes nothing else)."""
+        for n, item in enumerate(items, 1):
+            if n % every == 0:
+                self.renew()
+            yield item
+
     def send(self, service: str, kind: str, items: list[dict], names: Callable[[dict], str], count_as: str | None = None,
              progress: bool = True) -> dict[str, str]:
         """Write ``items`` (each with its ``sourceId``) through ``service``; our ids by theirs.
@@ -175,8 +182,8 @@ class Importer:
         merges = 0
         total = 0
         for name in ("boards", "categories", "tags", "users", "companies", "votes", "comments", "entries"):
-            total += sum(1 for _ in canny.items(name))
-        for post in canny.items("posts"):
+            total += sum(1 for _ in run.keeping(canny.items(name)))
+        for post in run.keeping(canny.items("posts")):
             total += 1
             statuses.setdefault(str(post.get("status") or "open").strip().lower(), None)
             merges += len(_merged_of(post))
@@ -356,7 +363,7 @@ class Importer:
         statuses: dict[str, str] = {}
         tag_names: dict[str, None] = {}
         rows = 0
-        for _, row in csv_rows(path):
+        for _, row in run.keeping(csv_rows(path)):
             rows += 1
             boards.setdefault(value(row, "board") or "Imported", None)
             statuses.setdefault(status_of(row), value(row, "status") or "Open")
