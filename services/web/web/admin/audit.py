@@ -31,6 +31,7 @@ ACTIONS = {
     "post.deleted": "Deleted a post",
     "comment.deleted": "Deleted a comment",
     "export.created": "Started an export",
+    "import.finished": "Finished an import",
 }
 
 
