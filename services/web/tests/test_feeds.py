@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+import feedparser
 import pytest
 
 from .helpers import Visitor
@@ -38,6 +39,11 @@ def test_the_atom_feed_lists_published_entries_newest_first(stack, released):
     first = entries[0]
     assert first.find(f"{ATOM}id").text == page + "#release-2" and first.find(f"{ATOM}link").get("href") == page + "#release-2"
     assert first.find(f"{ATOM}content").get("type") == "html" and "<strong>thing 2</strong>" in first.find(f"{ATOM}content").text
+    # as a feed reader reads it: well-formed Atom 1.0, nothing it had to guess
+    read = feedparser.parse(r.content)
+    assert not read.bozo and read.version == "atom10", read.get("bozo_exception")
+    assert [e.title for e in read.entries] == ["Release 2 <fast>", "Release 1 <fast>"]
+    assert read.entries[0].link == page + "#release-2" and read.entries[0].published_parsed is not None
 
 
 def test_the_json_feed_and_the_pages_links(stack, released):
@@ -49,6 +55,8 @@ def test_the_json_feed_and_the_pages_links(stack, released):
     assert feed["feed_url"] == f"{stack.url}/b/{released.slug}/changelog.json"
     assert [i["title"] for i in feed["items"]] == ["Release 2 <fast>", "Release 1 <fast>"]
     assert "<strong>thing 1</strong>" in feed["items"][1]["content_html"] and feed["items"][0]["date_published"].endswith("Z")
+    # JSON Feed 1.1's required fields (feedparser 6.0 reads no JSON Feed)
+    assert feed["title"] and all({"id", "url", "title", "content_html", "date_published"} <= set(i) for i in feed["items"])
     page = site.get("/changelog").text
     assert '<link rel="alternate" type="application/atom+xml"' in page and f'href="/b/{released.slug}/changelog.json"' in page
     assert Visitor(stack.url, "no-such-workspace-here").get("/changelog.atom").status_code == 404
