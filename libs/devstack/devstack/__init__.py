@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,22 +64,40 @@ SECRET_FILES = {
 # Ports handed to the platform's servers come from below Linux's ephemeral range (32768-60999 by
 # default), where no outgoing connection is given a local port: a port the kernel hands out for
 # bind(0) can be taken by any client's connection between the moment it is chosen and the moment
-# the server binds it ("Address already in use"), seen when several stacks start at once.
+# the server binds it ("Address already in use", seen when several stacks start at once). Each
+# pick is also claimed for a while in a folder every process of the machine shares (a file
+# created exclusively), so two test processes choosing at once never get the same port.
 PORTS = range(20000, 32768)
-_handed: set[int] = set()  # this process's picks, never handed out twice
+PORT_CLAIMS = Path(tempfile.gettempdir()) / "feedback-port-claims"
+CLAIM_SECONDS = 600  # by then the server bound it (or never will)
+
+
+def _claim(port: int) -> bool:
+    claim = PORT_CLAIMS / str(port)
+    try:
+        os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        try:
+            if time.time() - claim.stat().st_mtime < CLAIM_SECONDS:
+                return False
+            claim.unlink()  # a stale claim: take the port over
+        except FileNotFoundError:
+            pass
+        return _claim(port) if not claim.exists() else False
 
 
 def free_port() -> int:
-    for _ in range(200):
+    PORT_CLAIMS.mkdir(exist_ok=True)
+    for _ in range(500):
         port = random.choice(PORTS)
-        if port in _handed:
+        if not _claim(port):
             continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
-                continue  # in use
-        _handed.add(port)
+                continue  # in use (its claim stays: it is taken)
         return port
     with socket.socket() as s:  # the range is crowded: any port the kernel gives
         s.bind(("127.0.0.1", 0))

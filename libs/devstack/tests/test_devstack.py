@@ -37,13 +37,20 @@ def test_make_run_keeps_each_secret_in_its_data_folder(tmp_path):
     assert chosen == {**first, "INTERNAL_SECRET": "from-the-environment"}, "the environment wins"
 
 
-def test_free_ports_come_from_below_the_ephemeral_range_and_are_never_handed_twice():
+def test_free_ports_come_from_below_the_ephemeral_range_and_are_never_handed_twice_on_the_machine():
     """No outgoing connection can take a port of the platform's between its choice and its bind
     (clients get ephemeral ports, 32768 and up on Linux), and one process never hands a port twice."""
+    import subprocess
+    import sys
+
     from devstack import PORTS, free_port
 
     ports = [free_port() for _ in range(300)]
     assert len(set(ports)) == len(ports)
     assert all(p in PORTS for p in ports)
+    # another process choosing meanwhile gets none of them (the claims are the machine's)
+    theirs = subprocess.run([sys.executable, "-c", "from devstack import free_port; print(*(free_port() for _ in range(300)))"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert not set(map(int, theirs)) & set(ports)
     low, _ = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
     assert max(PORTS) < low

@@ -20,6 +20,7 @@ from common.ids import iso, now
 
 from portability import contract
 from portability.models import IMPORT_BUCKET, Import
+from portability.worker import JOB_QUEUED
 
 LISTED = 50  # imports a list shows, newest first
 
@@ -39,6 +40,7 @@ class ImportRepository:
                            progress={"done": 0, "total": None}, counts={}, errors=[], errorCount=0, requestedBy=requested_by,
                            fileId=file_id, filename=filename, contentType=content_type, sizeBytes=len(data), createdAt=at)
         self.imports.insert_one(doc)
+        JOB_QUEUED.set()
         return doc
 
     def find(self, workspace: str, import_id: ObjectId) -> dict | None:

@@ -15,6 +15,7 @@ from pymongo import ReturnDocument
 
 from portability import contract
 from portability.models import BUCKET, Export
+from portability.worker import JOB_QUEUED
 
 
 class ExportRepository(Repository):
@@ -31,6 +32,7 @@ class ExportRepository(Repository):
                            requestedBy=requested_by, createdAt=at)
         event = {"exportId": str(doc["_id"]), "actor": requested_by}
         self.unit_of_work(lambda tx: tx.add(Insert(tx.exports, doc), tx.event(workspace, contract.EXPORT_CREATED, event)))
+        JOB_QUEUED.set()
         return doc
 
     def find(self, workspace: str, export_id: ObjectId) -> dict | None:
