@@ -7,6 +7,7 @@ trusted proxy or from a token the gateway signed for a front service (docs/relia
 from __future__ import annotations
 
 import itertools
+import signal
 import uuid
 
 import pytest
@@ -356,8 +357,10 @@ def mcp_gateway(stack):
     gateway = stack.spawn("gateway-mcp", [_bin("feedback-gateway"), "--bind", f"127.0.0.1:{gateway_port}"], env=env)
     _wait(lambda: _healthy(gateway_port), f"gateway on port {gateway_port}")
     yield f"http://127.0.0.1:{gateway_port}"
-    gateway.stop()
-    mcp.stop()
+    # Killed, not stopped: a graceful stop waited out the MCP server's open streams (about 25 s),
+    # and how these two extra processes end is not what the module tests.
+    gateway.stop(signal.SIGKILL)
+    mcp.stop(signal.SIGKILL)
 
 
 def initialize(base: str, key: str, client: dict):
