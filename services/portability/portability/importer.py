@@ -81,6 +81,11 @@ class Run:
         self.total: int | None = None
         self.deferred: list[dict] = []  # comments whose parent was not in yet
 
+    def skip(self, item: str, message: str) -> None:
+        """An item that cannot be imported: named among the errors, and done (progress counts it)."""
+        self.error(item, message)
+        self.done += 1
+
     def error(self, item: str, message: str) -> None:
         self.error_count += 1
         if len(self.errors) < contract.IMPORT_ERRORS_KEPT:
@@ -262,13 +267,12 @@ class Importer:
         for position, batch in _numbered_batches(canny.items("posts"), size):
             items, labels = [], {}
             for index, p in zip(position, batch):
-                labels[str(p.get("id"))] = f"posts[{index}] (id {p.get('id')})"
+                label = labels[str(p.get("id"))] = f"posts[{index}] (id {p.get('id')})"
                 item = post_item(p)
                 for child in _merged_of(p):
                     merged.append((str(child.get("id")), str(p.get("id")), child, item["boardId"]))
                 if not item["boardId"]:
-                    run.error(f"posts[{index}] (id {p.get('id')})", "its board is not in the file")
-                    run.done += 1
+                    run.skip(label, "its board is not in the file")
                     continue
                 items.append(item)
             posts.update(run.send("posts", "posts", items, lambda i: labels[i["sourceId"]]))
@@ -283,23 +287,20 @@ class Importer:
                 if child_id in posts and into in posts:
                     items.append({"sourceId": child_id, "postId": posts[child_id], "intoId": posts[into]})
                 else:
-                    run.error(f"merges (post {child_id} into {into})", "one of the two posts was not imported")
-                    run.done += 1
+                    run.skip(f"merges (post {child_id} into {into})", "one of the two posts was not imported")
             run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})")
 
         for position, batch in _numbered_batches(canny.items("votes"), size):
             items, labels = [], {}
             for index, v in zip(position, batch):
-                labels[str(v.get("id"))] = f"votes[{index}] (id {v.get('id')})"
+                label = labels[str(v.get("id"))] = f"votes[{index}] (id {v.get('id')})"
                 post_id = posts.get(str((v.get("post") or {}).get("id")))
                 if post_id is None:
-                    run.error(f"votes[{index}] (id {v.get('id')})", "its post is not in the file")
-                    run.done += 1
+                    run.skip(label, "its post is not in the file")
                     continue
                 identity, name, _, _ = person(v.get("voter"))
                 if identity == "anonymous":
-                    run.error(f"votes[{index}] (id {v.get('id')})", "it names no voter")
-                    run.done += 1
+                    run.skip(label, "it names no voter")
                     continue
                 items.append({"sourceId": str(v.get("id")), "postId": post_id, "userId": identity, "name": name,
                               "createdAt": v.get("created")})
@@ -308,11 +309,10 @@ class Importer:
         for position, batch in _numbered_batches(canny.items("comments"), size):
             items, labels = [], {}
             for index, c in zip(position, batch):
-                labels[str(c.get("id"))] = f"comments[{index}] (id {c.get('id')})"
+                label = labels[str(c.get("id"))] = f"comments[{index}] (id {c.get('id')})"
                 post_id = posts.get(str((c.get("post") or {}).get("id")))
                 if post_id is None:
-                    run.error(f"comments[{index}] (id {c.get('id')})", "its post is not in the file")
-                    run.done += 1
+                    run.skip(label, "its post is not in the file")
                     continue
                 items.append({"sourceId": str(c.get("id")), "postId": post_id, "parentSourceId": c.get("parentID"),
                               "content": c.get("value") or "", "authorId": person(c.get("author"))[0],
@@ -392,18 +392,15 @@ class Importer:
                 title, source_id = value(row, "title"), value(row, "id") or f"line-{line}"
                 where = f"row {line}" + (f" (id {value(row, 'id')})" if value(row, "id") else "")
                 if not title:
-                    run.error(where, f"its title (column {columns['title']!r}) is empty")
-                    run.done += 1
+                    run.skip(where, f"its title (column {columns['title']!r}) is empty")
                     continue
                 created = value(row, "created") or None
                 if created and not re.match(r"^\d{4}-\d{2}-\d{2}", created):
-                    run.error(where, f"its created date {created!r} is not a date (YYYY-MM-DD, or ISO 8601 with a time)")
-                    run.done += 1
+                    run.skip(where, f"its created date {created!r} is not a date (YYYY-MM-DD, or ISO 8601 with a time)")
                     continue
                 votes_text = value(row, "votes") or "0"
                 if not votes_text.isdigit():
-                    run.error(where, f"its votes {votes_text!r} is not a whole number")
-                    run.done += 1
+                    run.skip(where, f"its votes {votes_text!r} is not a whole number")
                     continue
                 email = value(row, "authorEmail").lower()
                 identity = people.get(email, "anonymous")
