@@ -64,7 +64,9 @@ def json_feed(name: str, page: str, feed_url: str, entries: list[dict]) -> bytes
 class Feed(SeoResource):
     """One of the changelog's feeds; ``suffix`` names the file, ``build`` writes it."""
 
-    suffix, content_type, build = "", "", None
+    suffix: str
+    content_type: str
+    build: staticmethod
 
     def on_get(self, req, resp, slug):
         self.respond(req, resp, slug, self.feed, public=True)
@@ -72,13 +74,13 @@ class Feed(SeoResource):
     def feed(self, visitor) -> Asset:
         branding = self._branding(visitor)
         page = canonical(self.public_base_url, branding, visitor.slug, "/changelog")
-        body = type(self).build(branding["workspace"]["name"], page, page + self.suffix, entries_of(self.site, visitor))
+        body = self.build(branding["workspace"]["name"], page, page + self.suffix, entries_of(self.site, visitor))
         return Asset(body, self.content_type, MAX_AGE)
 
 
 class ChangelogAtom(Feed):
-    suffix, content_type, build = ".atom", ATOM_TYPE, atom
+    suffix, content_type, build = ".atom", ATOM_TYPE, staticmethod(atom)
 
 
 class ChangelogJson(Feed):
-    suffix, content_type, build = ".json", JSON_FEED_TYPE, json_feed
+    suffix, content_type, build = ".json", JSON_FEED_TYPE, staticmethod(json_feed)

@@ -102,6 +102,12 @@ def _person(visitor: Visitor, item: dict) -> dict:
     return {"name": name, "avatarUrl": avatar, "team": team, "label": "Team member" if team else "Customer"}
 
 
+def _poster(visitor: Visitor, post: dict) -> dict | None:
+    """Who wrote a post, where anyone is named (the API's author, or the reader's own): None
+    shows the date alone ("Posted 3 days ago"), not "Customer"."""
+    return _person(visitor, post) if post.get("author") or post.get("mine") else None
+
+
 def _within_window(item: dict) -> bool:
     """Whether the visitor wrote ``item`` (a post or comment, as the API shows it to them) and
     may still change it (``editableUntil``: the API's window)."""
@@ -248,7 +254,7 @@ class Site:
         })
         posts = page["items"]
         for post in posts:
-            post["person"] = _person(visitor, post) if post.get("author") or post.get("mine") else None
+            post["person"] = _poster(visitor, post)
         more = len(posts) > size
         state = {"board": board, "status": status, "q": q, "sort": sort, "tag": tag}
         return Page("board.html", {
@@ -301,7 +307,7 @@ class Site:
             settings = self._call(visitor, "GET", "/triage")
         post["can_edit"] = _within_window(post)
         post["can_delete"] = post["can_edit"] or visitor.is_manager
-        post["person"] = _person(visitor, post) if post.get("author") or post.get("mine") else None
+        post["person"] = _poster(visitor, post)
         for c in comments:
             c["can_edit"] = not c.get("deleted") and _within_window(c)
             c["can_delete"] = not c.get("deleted") and (c["can_edit"] or visitor.is_manager)
