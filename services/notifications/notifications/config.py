@@ -21,6 +21,13 @@ class NotificationsConfig:
     schedule_seconds: float = from_env("NOTIFICATIONS_SCHEDULE_SECONDS", 5.0, positive(float))
     # Messages a fan-out queues per round trip (a kill between two loses none: each is keyed).
     enqueue_batch: int = from_env("NOTIFICATIONS_ENQUEUE_BATCH", 1000, between(1, 10_000))
+    # Changelog subscriptions (docs/services/notifications.md, "Changelog by email"): how long a
+    # confirmation link works (seconds), how long before the same pending address is mailed a
+    # confirmation again, and how many confirmation mails one workspace sends an hour (past it,
+    # 429: a script filling the form with strangers' addresses stops there).
+    confirm_seconds: int = from_env("NOTIFICATIONS_CONFIRM_SECONDS", 7 * 86400, between(60, 90 * 86400))
+    confirm_resend_seconds: int = from_env("NOTIFICATIONS_CONFIRM_RESEND_SECONDS", 600, between(0, 86400))
+    confirmations_per_hour: int = from_env("NOTIFICATIONS_CONFIRMATIONS_PER_WORKSPACE_PER_HOUR", 300, positive(int))
     # The platform's public address: links in mail lead to the board there (or to the
     # workspace's verified custom domain).
     public_base_url: str = "http://127.0.0.1:8080"

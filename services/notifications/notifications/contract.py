@@ -33,3 +33,9 @@ NEW_POST, AWAITING_MODERATION, NEW_COMMENT = "new_post", "awaiting_moderation", 
 
 # Suppressed addresses one page lists (default, maximum).
 SUPPRESSIONS_LIMIT = (50, 200)
+
+# Changelog subscriptions by email (anyone, double opt-in): an address is pending until the
+# link of its confirmation mail is followed.
+PENDING, CONFIRMED = "pending", "confirmed"
+# Subscriptions one page of the team's list holds (default, maximum).
+SUBSCRIPTIONS_LIMIT = (50, 200)

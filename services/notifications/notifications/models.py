@@ -113,4 +113,34 @@ class Suppression(Document):
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": [("workspace", "at")]}
 
 
-MODELS = (Post, Comment, Follow, Preferences, StatusNotice, DigestItem, Suppression)
+class ChangelogSubscription(Document):
+    """An address that asked for the workspace's changelog by email: ``pending`` until the link
+    of its confirmation mail is followed (double opt-in), then ``confirmed``. Unsubscribing
+    deletes it; a pending one nobody confirms goes when its link expires (``expiresAt``)."""
+
+    id = StringField(primary_key=True)  # "<workspace> <address>"
+    workspace = StringField(required=True)
+    address = StringField(required=True)  # user@domain in lower case (common.addresses.normalize_address)
+    state = StringField(required=True)  # contract: pending, confirmed
+    nonce = StringField(required=True)  # what a confirmation link names: a link of an earlier subscription confirms nothing
+    personId = StringField(null=True)  # person:<id> when a signed-in person subscribed their own address
+    createdAt = DateTimeField(required=True)
+    confirmMailedAt = DateTimeField(null=True)  # the last confirmation mail (one per address per resend window)
+    confirmedAt = DateTimeField(null=True)
+    expiresAt = DateTimeField(null=True)  # pending only: when its confirmation link expires and it is deleted
+    COLLECTION = "changelog_subscriptions"
+    meta = {
+        "db_alias": ALIAS,
+        "collection": COLLECTION,
+        "indexes": [
+            # The fan-out of an entry pages through a workspace's confirmed addresses in order.
+            ("workspace", "state", "address"),
+            # The team's list, newest first; the per-workspace count of recent confirmation mails.
+            ("workspace", "createdAt"),
+            ("workspace", "confirmMailedAt"),
+            {"fields": ["expiresAt"], "expireAfterSeconds": 0},
+        ],
+    }
+
+
+MODELS = (Post, Comment, Follow, Preferences, StatusNotice, DigestItem, Suppression, ChangelogSubscription)

@@ -19,7 +19,7 @@ import logging
 import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from common import auth
 from common.ids import iso, now
@@ -30,6 +30,9 @@ from notifications.config import NotificationsConfig
 from notifications.directory import Board, Directory
 from notifications.mail import Addresser, Letter
 from notifications.repository import NotificationsRepository
+
+if TYPE_CHECKING:
+    from notifications.subscriptions import ChangelogSubscriptions
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +67,9 @@ def next_digest(at: datetime, pace: str, hour: int) -> datetime:
 
 class Notifier:
     def __init__(self, repo: NotificationsRepository, directory: Directory, queue: MailQueue, addresser: Addresser,
-                 config: NotificationsConfig):
+                 config: NotificationsConfig, subscriptions: ChangelogSubscriptions | None = None):
         self.repo, self.directory, self.queue, self.addresser, self.config = repo, directory, queue, addresser, config
+        self.subscriptions = subscriptions  # the changelog's subscribers by email (None: nobody but followers)
 
     def handlers(self) -> dict[str, Callable[[dict], None]]:
         """The handler of each event type this service acts on."""
@@ -182,15 +186,26 @@ class Notifier:
             self.repo.drop_automatic(event["data"]["postId"], person, contract.VOTER)
 
     def changelog_published(self, event: dict) -> None:
+        """The followers and voters of the entry's posts hear which of theirs shipped; then
+        every confirmed subscriber of the changelog gets the entry, unless that address was
+        just mailed of it as a follower (one mail per address and entry)."""
         slug, entry = event["workspace"], event["data"]
+        mailed: set[str] = set()
+        shipped = self.tell_shipped(slug, entry, mailed)
+        if self.subscriptions is not None:
+            self.subscriptions.fan_out(slug, entry, sorted(shipped, key=lambda p: p["title"]), skip=mailed)
+
+    def tell_shipped(self, slug: str, entry: dict, mailed: set[str]) -> list[dict]:
+        """Mail the followers and voters of the entry's posts (adding their addresses to
+        ``mailed``); the shipped posts an end user may hear of (``{_id, title}``)."""
         ids = entry.get("postIds") or []
         if not ids:
-            return
+            return []
         # The posts and their voters are asked of the posts service: the votes' events travel on
         # another topic, and may not have reached this consumer yet.
         shipped = [p for p in self.directory.posts.voters(slug, ids) if p["listed"]]
         if not shipped:
-            return
+            return []
         posts = {p["id"]: {"_id": p["id"], "title": p["title"]} for p in shipped}
         audience = set(self.repo.followers(sorted(posts)))
         voters = {(p["id"], v) for p in shipped for v in p["voters"]}
@@ -204,7 +219,9 @@ class Notifier:
         # One mail per person, listing every shipped post they follow or voted for (keyed by the
         # entry: a second publication of it mails nobody twice).
         self.fan_out(slug, set(theirs), contract.CHANGELOG, f"changelog:{entry['id']}",
-                     lambda board, person: mail.shipped(board, entry, sorted(theirs[person], key=lambda p: p["title"])))
+                     lambda board, person: mail.shipped(board, entry, sorted(theirs[person], key=lambda p: p["title"])),
+                     addressed=mailed)
+        return list(posts.values())
 
     # -- following --------------------------------------------------------------------------
 
@@ -305,11 +322,13 @@ class Notifier:
             log.warning("notifications: %s suppressed for workspace %s: %s", address, document["workspace"], reason)
 
     def fan_out(self, slug: str, persons: Iterable[str | None], kind: str | None, key: str,
-                letter: Callable[[Board, str], Letter], known: dict[str, dict] | None = None) -> int:
+                letter: Callable[[Board, str], Letter], known: dict[str, dict] | None = None,
+                addressed: set[str] | None = None) -> int:
         """Queue ``letter`` for each of ``persons`` who wants mail of ``kind`` (None: team
         activity, whose pace the caller checked) from ``slug``: not unsubscribed, with an
         address (``known``, else the people service's) that is not suppressed. Each message is
-        keyed ``<key>:<person>``. How many were new."""
+        keyed ``<key>:<person>``; ``addressed`` collects the addresses it is for (in lower case,
+        queued now or before). How many were new."""
         persons = sorted(p for p in persons if p)
         if not persons:
             return 0
@@ -318,6 +337,8 @@ class Notifier:
         addresses = known if known is not None else self.directory.people.persons(wanted)
         wanted = [p for p in wanted if p in addresses]
         suppressed = self.repo.suppressed(slug, [addresses[p]["email"] for p in wanted])
+        if addressed is not None:
+            addressed.update(addresses[p]["email"].lower() for p in wanted if addresses[p]["email"] not in suppressed)
         board = self.directory.board(slug)
         letters = ((self.addresser.message(board, letter(board, p), p, addresses[p]["email"]), f"{key}:{p}")
                    for p in wanted if addresses[p]["email"] not in suppressed)

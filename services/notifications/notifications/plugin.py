@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from notifications.config import NotificationsConfig
     from notifications.notifier import Notifier
     from notifications.service import NotificationsService
+    from notifications.subscriptions import ChangelogSubscriptions
 
 R = "notifications.resources:"
 W = "/workspaces/{slug}"
@@ -31,6 +32,12 @@ ROUTES = [
     Route(W + "/notifications/delivery", R + "Delivery", ("GET",)),
     Route(W + "/notifications/suppressions", R + "Suppressions", ("GET",)),
     Route(W + "/notifications/suppressions/{address}", R + "Suppression", ("DELETE",)),
+    # The changelog by email (notifications.subscriptions): anyone subscribes, spending the
+    # gateway's write budgets (per caller and per client address), and confirms or leaves by token.
+    Route(W + "/changelog/subscriptions", R + "ChangelogSubscriptions", ("GET", "POST"), limits={"POST": "write"}),
+    Route(W + "/changelog/subscriptions/confirm", R + "ChangelogSubscriptionConfirm", ("POST",), limits={"POST": "write"}),
+    Route(W + "/changelog/subscriptions/unsubscribe", R + "ChangelogSubscriptionUnsubscribe", ("POST",), limits={"POST": "write"}),
+    Route(W + "/me/changelog-subscription", R + "MyChangelogSubscription", ("GET", "PUT")),
 ]
 
 
@@ -39,6 +46,7 @@ class Context(ServiceContext):
     config: NotificationsConfig
     service: NotificationsService
     notifier: Notifier  # the consumer's handlers and the scheduler's rounds
+    subscriptions: ChangelogSubscriptions  # the changelog by email: the API's rules and an entry's fan-out
     mail_queue: MailQueue  # the mailer worker sends it
 
 
@@ -53,7 +61,8 @@ def create_context(settings: Settings) -> Context:
     from notifications.notifier import Notifier
     from notifications.repository import NotificationsRepository
     from notifications.service import NotificationsService
-    from notifications.tokens import UnsubscribeTokens
+    from notifications.subscriptions import ChangelogLetters, ChangelogSubscriptions
+    from notifications.tokens import SubscriptionTokens, UnsubscribeTokens
 
     config = load_config(settings)
     store = Store(settings, ALIAS)
@@ -62,9 +71,13 @@ def create_context(settings: Settings) -> Context:
     repo = NotificationsRepository(store)
     tokens = UnsubscribeTokens(settings.internal_secret)
     mail_queue = MailQueue(store.db["mail"])
-    notifier = Notifier(repo, directory, mail_queue, Addresser(tokens), config)
+    subscriptions = ChangelogSubscriptions(repo, directory, directory.workspaces,
+                                           ChangelogLetters(SubscriptionTokens(settings.internal_secret, config.confirm_seconds)),
+                                           mail_queue, config)
+    notifier = Notifier(repo, directory, mail_queue, Addresser(tokens), config, subscriptions)
     service = NotificationsService(repo, directory, directory.workspaces, tokens, mail_queue)
-    return Context(settings=settings, store=store, config=config, service=service, notifier=notifier, mail_queue=mail_queue)
+    return Context(settings=settings, store=store, config=config, service=service, notifier=notifier, mail_queue=mail_queue,
+                   subscriptions=subscriptions)
 
 
 @hookimpl

@@ -15,7 +15,8 @@ from common.db import Store
 from common.ids import now
 from common.mail import MailQueue
 from notifications import contract
-from notifications.models import Comment, DigestItem, Follow, Post, Preferences, StatusNotice, Suppression
+from notifications.models import (ChangelogSubscription, Comment, DigestItem, Follow, Post, Preferences, StatusNotice,
+                                  Suppression)
 
 
 def preferences_id(slug: str, person_id: str) -> str:
@@ -23,6 +24,10 @@ def preferences_id(slug: str, person_id: str) -> str:
 
 
 def suppression_id(slug: str, address: str) -> str:
+    return f"{slug} {address}"
+
+
+def subscription_id(slug: str, address: str) -> str:
     return f"{slug} {address}"
 
 
@@ -36,6 +41,7 @@ class NotificationsRepository:
         self.status_notices = store.collection(StatusNotice)
         self.digest_items = store.collection(DigestItem)
         self.suppressions = store.collection(Suppression)
+        self.subscriptions = store.collection(ChangelogSubscription)
 
     # -- read models of posts and comments ------------------------------------------------
 
@@ -186,6 +192,68 @@ class NotificationsRepository:
 
     def count_suppressed(self, slug: str) -> int:
         return self.suppressions.count_documents({"workspace": slug})
+
+    # -- changelog subscriptions ------------------------------------------------------------
+
+    def add_pending(self, slug: str, address: str, nonce: str, at: datetime, expires: datetime) -> bool:
+        """A new pending subscription of ``address``; False when the address has one already
+        (pending or confirmed), which is left as it is."""
+        try:
+            self.subscriptions.insert_one({"_id": subscription_id(slug, address), "workspace": slug, "address": address,
+                                           "state": contract.PENDING, "nonce": nonce, "personId": None, "createdAt": at,
+                                           "confirmMailedAt": at, "confirmedAt": None, "expiresAt": expires})
+            return True
+        except DuplicateKeyError:
+            return False
+
+    def remail_pending(self, slug: str, address: str, before: datetime, at: datetime, expires: datetime) -> dict | None:
+        """The pending subscription of ``address`` whose last confirmation mail was sent before
+        ``before``, marked mailed ``at`` (its link now lasting until ``expires``); None when there
+        is none (confirmed, or mailed since ``before``: two requests at once mail once)."""
+        claimed = self.subscriptions.update_one(
+            {"_id": subscription_id(slug, address), "state": contract.PENDING, "confirmMailedAt": {"$lt": before}},
+            {"$set": {"confirmMailedAt": at, "expiresAt": expires}})
+        return self.subscriptions.find_one({"_id": subscription_id(slug, address)}) if claimed.modified_count else None
+
+    def confirmations_since(self, slug: str, since: datetime) -> int:
+        """Subscriptions of ``slug`` last mailed a confirmation since ``since``."""
+        return self.subscriptions.count_documents({"workspace": slug, "confirmMailedAt": {"$gte": since}})
+
+    def confirm_subscription(self, slug: str, address: str, nonce: str, at: datetime) -> bool:
+        """Confirm the subscription the link of ``nonce`` was sent for; True when it is confirmed
+        (now or before), False when there is none (unsubscribed since, or expired)."""
+        key = {"_id": subscription_id(slug, address), "nonce": nonce}
+        self.subscriptions.update_one({**key, "state": contract.PENDING},
+                                      {"$set": {"state": contract.CONFIRMED, "confirmedAt": at, "expiresAt": None}})
+        return self.subscriptions.count_documents({**key, "state": contract.CONFIRMED}, limit=1) == 1
+
+    def subscribe_confirmed(self, slug: str, address: str, person_id: str, nonce: str, at: datetime) -> None:
+        """``address`` confirmed at once: a signed-in person's own (pending or not before)."""
+        self.subscriptions.update_one(
+            {"_id": subscription_id(slug, address)},
+            {"$set": {"workspace": slug, "address": address, "state": contract.CONFIRMED, "personId": person_id,
+                      "confirmedAt": at, "expiresAt": None},
+             "$setOnInsert": {"nonce": nonce, "createdAt": at, "confirmMailedAt": None}},
+            upsert=True)
+
+    def subscription(self, slug: str, address: str) -> dict | None:
+        return self.subscriptions.find_one({"_id": subscription_id(slug, address)})
+
+    def drop_subscription(self, slug: str, address: str) -> bool:
+        return self.subscriptions.delete_one({"_id": subscription_id(slug, address)}).deleted_count == 1
+
+    def confirmed_addresses(self, slug: str, after: str, limit: int) -> list[str]:
+        """Up to ``limit`` confirmed addresses of ``slug`` after ``after``, in order (a fan-out's page)."""
+        cursor = self.subscriptions.find({"workspace": slug, "state": contract.CONFIRMED, "address": {"$gt": after}},
+                                         projection={"address": 1}).sort("address", ASCENDING).limit(limit)
+        return [doc["address"] for doc in cursor]
+
+    def subscription_page(self, slug: str, limit: int, offset: int) -> list[dict]:
+        return list(self.subscriptions.find({"workspace": slug}).sort([("createdAt", -1), ("_id", 1)]).skip(offset).limit(limit))
+
+    def count_subscriptions(self, slug: str) -> dict[str, int]:
+        return {state: self.subscriptions.count_documents({"workspace": slug, "state": state})
+                for state in (contract.CONFIRMED, contract.PENDING)}
 
     # -- delivery -------------------------------------------------------------------------
 

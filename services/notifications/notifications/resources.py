@@ -11,6 +11,7 @@ from notifications import schemas
 class Resource:
     def __init__(self, context):
         self.service = context.service
+        self.subscriptions = context.subscriptions
 
 
 class Follow(Resource):
@@ -61,3 +62,39 @@ class Suppression(Resource):
     def on_delete(self, req, resp, slug, address):
         self.service.lift_suppression(req.context.caller, slug, address)
         resp.status = falcon.HTTP_204
+
+class ChangelogSubscriptions(Resource):
+    """POST /v1/workspaces/{slug}/changelog/subscriptions: anyone asks for the changelog by email
+    (202: a confirmation mail, or nothing, the same answer); GET: the subscribers (team)."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.subscriptions.subscribe(slug, media(req))
+        resp.status = falcon.HTTP_202
+
+    def on_get(self, req, resp, slug):
+        limit, offset = page_params(req, schemas.SUBSCRIPTIONS_PAGE)
+        resp.media = self.subscriptions.listing(req.context.caller, slug, limit, offset)
+
+
+class ChangelogSubscriptionConfirm(Resource):
+    """POST /v1/workspaces/{slug}/changelog/subscriptions/confirm: the confirmation mail's link."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.subscriptions.confirm(slug, media(req))
+
+
+class ChangelogSubscriptionUnsubscribe(Resource):
+    """POST /v1/workspaces/{slug}/changelog/subscriptions/unsubscribe: a subscriber mail's one-click unsubscribe."""
+
+    def on_post(self, req, resp, slug):
+        resp.media = self.subscriptions.unsubscribe(slug, media(req))
+
+
+class MyChangelogSubscription(Resource):
+    """GET / PUT /v1/workspaces/{slug}/me/changelog-subscription: the signed-in person's own address."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.subscriptions.mine(req.context.caller, slug)
+
+    def on_put(self, req, resp, slug):
+        resp.media = self.subscriptions.set_mine(req.context.caller, slug, media(req))

@@ -1,7 +1,7 @@
 """Request bodies the notifications service accepts (JSON Schema, strict)."""
 
 from common.validation import choice, integer, obj, string
-from notifications.contract import KINDS, SUPPRESSIONS_LIMIT, TEAM_PACES
+from notifications.contract import KINDS, SUBSCRIPTIONS_LIMIT, SUPPRESSIONS_LIMIT, TEAM_PACES
 
 FOLLOW = obj({"following": {"type": "boolean", "description": "true: follow the post; false: stop (never followed again automatically)"}},
              required=("following",))
@@ -17,3 +17,13 @@ PREFERENCES = obj(
 UNSUBSCRIBE = obj({"token": string(1000, 10, pattern=r"^[A-Za-z0-9_.-]+$", description="the token of a mail's unsubscribe link")},
                   required=("token",))
 SUPPRESSIONS_PAGE = integer(1, SUPPRESSIONS_LIMIT[1], SUPPRESSIONS_LIMIT[0])
+
+# The changelog by email (notifications.subscriptions).
+SUBSCRIBE = obj({"email": string(254, 3, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+                                 description="the address to send the changelog to; it gets a link to confirm")},
+                required=("email",))
+SUBSCRIPTION_TOKEN = obj({"token": string(1000, 10, pattern=r"^[A-Za-z0-9_.-]+$", description="the token of a subscription mail's link")},
+                         required=("token",))
+MY_SUBSCRIPTION = obj({"subscribed": {"type": "boolean", "description": "true: send me the changelog by email; false: stop"}},
+                      required=("subscribed",))
+SUBSCRIPTIONS_PAGE = integer(1, SUBSCRIPTIONS_LIMIT[1], SUBSCRIPTIONS_LIMIT[0])
