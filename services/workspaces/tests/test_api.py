@@ -25,6 +25,9 @@ SETTINGS_FIELDS = {
     "anonComment": bool,
     "authorVotes": bool,
     "hideCustomerNames": bool,
+    "widgetOrigins": list,
+    "widgetPosition": str,
+    "widgetLabel": str,
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
     "ssoRequireAud": bool,
@@ -153,6 +156,10 @@ def test_branding_is_public_and_hides_secrets(api, workspace):
         "theme": "dark",
         "hidePoweredBy": True,
         "customDomain": None,
+        # What the embeddable widget needs of the workspace, read as nobody (services/widget).
+        "widgetOrigins": [],
+        "widgetPosition": "bottom-right",
+        "widgetLabel": "Feedback",
     }
     assert "another-long-secret-value-of-32-chars-or-more" not in r.text
 

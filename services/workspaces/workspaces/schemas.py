@@ -11,6 +11,19 @@ from workspaces import contract
 COLOR = r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"
 # No spaces of any kind (VISIBLE's characters), so every regex engine reads it alike.
 HTTPS_URL = rf"^https?://{VISIBLE}+$"
+# An origin as a browser sends it (RFC 6454): scheme, lower-case host, optional port, no path;
+# https, or http on loopback only (development). The widget compares origins with default ports
+# made explicit, so ``https://x.com:443`` and ``https://x.com`` are one.
+_HOST_LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_PORT = r"(:[1-9][0-9]{0,4})?"
+WIDGET_ORIGIN = rf"^(https://{_HOST_LABEL}(\.{_HOST_LABEL})*|http://(127\.0\.0\.1|localhost)){_PORT}$"
+# The embeddable widget (services/widget): the origins whose pages may embed it (CORS), where its
+# launcher sits and what it says.
+WIDGET_POSITIONS = ("bottom-right", "bottom-left")
+WIDGET_POSITION_DEFAULT = "bottom-right"
+WIDGET_LABEL_DEFAULT = "Feedback"
+WIDGET_LABEL_MAX = 40
+WIDGET_ORIGINS_MAX = 20
 MAX_POST_IDS = 100
 ORDER = {"type": "integer", "minimum": 0, "maximum": 1000}
 
@@ -47,6 +60,20 @@ SETTINGS = obj(
                 "default); the team, and each person for their own posts and comments, still see them"
             ),
         },
+        "widgetOrigins": {
+            "type": "array",
+            "maxItems": WIDGET_ORIGINS_MAX,
+            "uniqueItems": True,
+            "items": {"type": "string", "maxLength": 300, "pattern": WIDGET_ORIGIN},
+            "description": (
+                "the origins whose pages may embed the widget (https://host[:port], lower case, no path; "
+                "http:// only for 127.0.0.1 and localhost, for development); the platform's own is always allowed"
+            ),
+        },
+        "widgetPosition": {"type": "string", "enum": list(WIDGET_POSITIONS),
+                           "description": "where the widget's launcher sits on the page"},
+        "widgetLabel": string(WIDGET_LABEL_MAX, 1, pattern=rf"^{VISIBLE}(.*{VISIBLE})?$",
+                              description="the widget launcher's words (its accessible name)"),
         "brandVoice": string(2000),
         "ssoSecret": {
             "description": (

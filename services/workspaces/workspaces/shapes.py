@@ -8,7 +8,7 @@ from dataclasses import asdict
 from common import auth
 from common.idempotency import ShownOnce
 from common.ids import iso
-from workspaces import contract
+from workspaces import contract, schemas
 from workspaces.contract import DEFAULT_STATUS
 
 
@@ -59,6 +59,7 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
         "anonComment": s.get("anonComment", False),
         "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
         "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
+        **widget(s),
         "brandVoice": s.get("brandVoice", ""),
         "ssoSecret": sso_secret,
         "ssoRequireAud": bool(s.get("ssoRequireAud", False)),
@@ -81,6 +82,17 @@ def branding(doc: dict) -> dict:
         "theme": s.get("theme", "light"),
         "hidePoweredBy": s.get("hidePoweredBy", False),
         "customDomain": doc.get("customDomain"),
+        # Public: the widget (services/widget) reads them as nobody, to answer the pages embedding it.
+        **widget(s),
+    }
+
+
+def widget(s: dict) -> dict:
+    """The embeddable widget's settings, defaults filled in."""
+    return {
+        "widgetOrigins": list(s.get("widgetOrigins") or []),
+        "widgetPosition": s.get("widgetPosition") or schemas.WIDGET_POSITION_DEFAULT,
+        "widgetLabel": s.get("widgetLabel") or schemas.WIDGET_LABEL_DEFAULT,
     }
 
 
