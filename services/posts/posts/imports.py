@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from datetime import datetime, timezone
 
 from bson import ObjectId
-from pymongo.errors import DuplicateKeyError
+from bson.errors import InvalidId
+from pymongo import InsertOne, UpdateOne
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
+from common.errors import BadRequest, NotFound
+from common.db import Update
 from common.validation import check
 from posts import contract, schemas, text, triage
-from posts.repository import SHADOW, PostRepository, clock_id, CLOCKS
+from posts.repository import CLOCKS, SCORED, SHADOW, PostRepository, clock_id
 from posts.revenue import Revenue
 from posts.scores import Scores
 
+DUPLICATE_KEY = 11000
 TAG_COLORS = ("#64748b",)  # an imported tag's colour: neutral, the team recolours it
 
 
@@ -40,6 +46,18 @@ def import_key(slug: str, source: str, source_id) -> str:
     return f"{slug}/{source}:{source_id}"
 
 
+def fitting_fields(settings: triage.Settings, given) -> dict:
+    """The values of ``given`` (a post's ``{key: value}``) that fit a field the workspace has;
+    the others are left out (a post is not refused for one)."""
+    kept = {}
+    for key, value in (given.items() if isinstance(given, dict) else ()):
+        try:
+            kept.update(triage.check_values(settings, {str(key): value}))
+        except (BadRequest, NotFound):
+            continue
+    return kept
+
+
 def tag_slug(name: str) -> str:
     return (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "tag")[:40]
 
@@ -54,12 +72,13 @@ class Imports:
         ids: dict[str, str] = {}
         errors: list[dict] = []
         touched: set[ObjectId] = set()
-        if kind == "tags":
-            return self._tags(slug, items)
-        if kind == "votes":
-            self._votes_batch(slug, source, items, touched, ids, errors)
+        if kind in ("tags", "fields"):
+            return self._triage(slug, kind, items)
+        batched = {"posts": self._posts_batch, "votes": self._votes_batch, "comments": self._comments_batch}.get(kind)
+        if batched is not None:
+            batched(slug, source, items, touched, ids, errors)
             items = []
-        for item in items:
+        for item in items:  # merges, one at a time (a few per import)
             try:
                 our = getattr(self, "_" + kind)(slug, source, item, touched)
                 if our is not None:
@@ -69,35 +88,63 @@ class Imports:
         self.recount_all(slug, touched)
         return {"ids": ids, "errors": errors}
 
-    # -- tags: the workspace's triage settings gain the ones it lacks -----------------------------
+    # -- tags and fields: the workspace's triage settings gain the ones it lacks -----------------
 
-    def _tags(self, slug: str, items: list[dict]) -> dict:
-        def work(tx: PostRepository) -> dict[str, str]:
+    def _triage(self, slug: str, kind: str, items: list[dict]) -> dict:
+        """Tags (``{sourceId, name, slug?, color?}``) or custom fields (our own export's
+        definitions: ``{sourceId, key, name, type, public, options?, min?, max?}``) the
+        workspace lacks added to its triage settings (one it has by slug or key is the same
+        one); each item's slug or key here. A field that does not fit is an error naming it."""
+        def work(tx: PostRepository) -> dict:
             current = tx.triage_settings(slug) or {}
-            tags = list(current.get("tags", []))
-            known = {t["slug"] for t in tags}
-            ids = {}
+            stored = {"tags": list(current.get("tags", [])), "fields": list(current.get("fields", [])),
+                      "scoreFormula": current.get("scoreFormula")}
+            ids, errors = {}, []
             for item in items:
-                slug_ = tag_slug(item.get("slug") or item["name"])
-                ids[str(item["sourceId"])] = slug_
-                if slug_ not in known and len(tags) < contract.MAX_TAGS:
-                    known.add(slug_)
-                    tags.append({"slug": slug_, "name": str(item["name"])[:40] or slug_, "color": TAG_COLORS[0]})
-            if len(tags) != len(current.get("tags", [])):
-                stored = {"tags": tags, "fields": current.get("fields", []), "scoreFormula": current.get("scoreFormula")}
+                try:
+                    if kind == "tags":
+                        added = self._tag(item, stored["tags"])
+                    else:
+                        added = self._field(item, stored)
+                    ids[str(item["sourceId"])] = added
+                except (KeyError, TypeError, ValueError, BadRequest) as ex:
+                    errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+            if stored[kind] != list(current.get(kind, [])):
                 version = current.get("version", 0) + 1
-                settings = triage.Settings(version=version, tags=tuple(tags), fields=tuple(stored["fields"]),
+                settings = triage.Settings(version=version, tags=tuple(stored["tags"]), fields=tuple(stored["fields"]),
                                            formula_text=stored["scoreFormula"])
                 # Configuration, not history: triage.updated rescores the workspace as after a save.
                 tx.add(*tx.save_triage(slug, version, stored),
                        tx.event(slug, contract.TRIAGE_UPDATED, {"settings": settings.shown(True), "actor": None}))
-            return ids
+            return {"ids": ids, "errors": errors}
 
-        return {"ids": self.repo.unit_of_work(work, hot_key=f"triage {slug}"), "errors": []}
+        return self.repo.unit_of_work(work, hot_key=f"triage {slug}")
+
+    @staticmethod
+    def _tag(item: dict, tags: list[dict]) -> str:
+        slug_ = tag_slug(str(item.get("slug") or item["name"]))
+        if all(t["slug"] != slug_ for t in tags) and len(tags) < contract.MAX_TAGS:
+            color = item.get("color") if re.fullmatch(contract.COLOR_PATTERN, str(item.get("color") or "")) else TAG_COLORS[0]
+            tags.append({"slug": slug_, "name": str(item["name"])[:40] or slug_, "color": color})
+        return slug_
+
+    @staticmethod
+    def _field(item: dict, stored: dict) -> str:
+        key = str(item["key"])
+        if any(f["key"] == key for f in stored["fields"]):
+            return key
+        if len(stored["fields"]) >= contract.MAX_FIELDS:
+            raise ValueError(f"the workspace has {contract.MAX_FIELDS} custom fields already")
+        wanted = {"key": key, "name": item["name"], "type": item["type"], "public": bool(item.get("public", False)),
+                  **{k: item[k] for k in ("options", "min", "max") if item.get(k) is not None}}
+        checked = triage.check_settings(check({"tags": stored["tags"], "fields": [*stored["fields"], wanted]}, schemas.TRIAGE))
+        stored["fields"] = checked["fields"]
+        return key
 
     # -- posts ----------------------------------------------------------------------------------
 
-    def _posts(self, slug: str, source: str, item: dict, touched: set) -> str:
+    def _post_values(self, slug: str, source: str, item: dict, settings: triage.Settings) -> tuple[str, dict]:
+        """An item's import key and the fields of its post (ValueError: it cannot be one)."""
         key = import_key(slug, source, item["sourceId"])
         title = str(item["title"]).strip()[:300]
         if not title:
@@ -112,26 +159,72 @@ class Imports:
                   "authorId": item.get("authorId") or "anonymous", "author": item.get("author"),
                   "tags": list(dict.fromkeys(item.get("tags") or []))[:contract.MAX_TAGS], "eta": eta,
                   "owner": item.get("owner"), "terms": terms, "titleTerms": title_terms, "createdAt": created,
-                  "updatedAt": created, "changedAt": time.time_ns()}
+                  "updatedAt": created, "changedAt": time.time_ns(),
+                  "moderationState": item.get("moderationState") if item.get("moderationState") in contract.MODERATION_STATES
+                  else contract.APPROVED}
+        if item.get("fields"):
+            values["fields"] = fitting_fields(settings, item["fields"])
+        return key, values
+
+    def _new_post(self, slug: str, key: str, values: dict, settings: triage.Settings) -> dict:
+        doc = PostRepository.new_post(workspace=slug, verified=False, mergedInto=None, importKey=key,
+                                      **{k: v for k, v in values.items() if k != "changedAt"})
+        doc.update(settings.derived(doc))
+        return doc
+
+    def _posts(self, slug: str, source: str, item: dict, touched: set) -> str:
+        """One post, on its own (a batch's item whose write failed is written again this way)."""
+        settings = self.scores.settings(slug)
+        key, values = self._post_values(slug, source, item, settings)
         existing = self.repo.posts.find_one({"workspace": slug, "importKey": key}, projection={"_id": 1})
         if existing is not None:
             # Its tags or owner may have changed: the facets follow (the score follows in the recount).
-            values["facets"] = self.scores.settings(slug).facets(values)
+            values["facets"] = settings.facets(values)
             self.repo.posts.update_one({"_id": existing["_id"]}, {"$set": values})
             oid = existing["_id"]
         else:
-            doc = PostRepository.new_post(workspace=slug, verified=False, moderationState=contract.APPROVED, mergedInto=None,
-                                          importKey=key, **{k: v for k, v in values.items() if k != "changedAt"})
-            settings = self.scores.settings(slug)
-            doc.update(settings.derived(doc))
-            try:
-                self.repo.posts.insert_one(doc)
-            except DuplicateKeyError:  # another run inserted it a moment ago: update that one
-                return self._posts(slug, source, item, touched)
+            doc = self._new_post(slug, key, values, settings)
+            self.repo.posts.insert_one(doc)
             oid = doc["_id"]
-        self._tick(slug, oid)
+        self._ticks(slug, [oid])
         touched.add(oid)
         return str(oid)
+
+    def _posts_batch(self, slug: str, source: str, items: list[dict], touched: set, ids: dict, errors: list) -> None:
+        """A batch of posts: the settings and the posts imported before read once for all of
+        them, then one write of them all (new ones inserted, the others updated) and one move
+        of each change clock they touch."""
+        settings = self.scores.settings(slug)
+        wanted: list[tuple[dict, str, dict]] = []
+        for item in items:
+            try:
+                wanted.append((item, *self._post_values(slug, source, item, settings)))
+            except (KeyError, ValueError, TypeError) as ex:
+                errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+        found = {d["importKey"]: d["_id"] for d in self.repo.posts.find(
+            {"workspace": slug, "importKey": {"$in": [key for _, key, _ in wanted]}}, projection={"importKey": 1})}
+        writes, again, written = [], [], set()
+        for item, key, values in wanted:
+            if key in written:  # twice in this batch: the later one updates the first, on its own
+                again.append(item)
+                continue
+            written.add(key)
+            if key in found:
+                # Its tags or owner may have changed: the facets follow (the score follows in the recount).
+                values["facets"] = settings.facets(values)
+                writes.append(UpdateOne({"_id": found[key]}, {"$set": values}))
+                oid = found[key]
+            else:
+                doc = self._new_post(slug, key, values, settings)
+                writes.append(InsertOne(doc))
+                oid = doc["_id"]
+            ids[str(item["sourceId"])] = str(oid)
+            touched.add(oid)
+        if writes:
+            self.repo.posts.bulk_write(writes, ordered=False)
+        self._ticks(slug, [ObjectId(ids[str(i["sourceId"])]) for i, _, _ in wanted if str(i["sourceId"]) in ids])
+        for item in again:
+            ids[str(item["sourceId"])] = self._posts(slug, source, item, touched)
 
     def _merges(self, slug: str, source: str, item: dict, touched: set) -> str:
         """``item``: ``{sourceId, postId, intoId}`` (our ids): the post merged into the other,
@@ -148,9 +241,8 @@ class Imports:
                 "id": str(post), "title": merged["title"], "moderationState": merged["moderationState"], "voteCount": 0}}})
         for vote in self.repo.votes.find({"postId": post, "countsFor": {"$in": [str(post), SHADOW + str(post)]}}):
             self._place_vote(vote["_id"], str(into), vote["userId"], str(post))
-        for oid in (post, into):
-            self._tick(slug, oid)
-            touched.add(oid)
+        self._ticks(slug, [post, into])
+        touched.update((post, into))
         return str(post)
 
     # -- votes ----------------------------------------------------------------------------------
@@ -176,7 +268,7 @@ class Imports:
             vote_id = existing["_id"]
             self.repo.votes.update_one({"_id": vote_id}, {"$set": {k: v for k, v in doc.items() if k != "importKey"}})
         self._place_vote(vote_id, counts_for, user, str(post_oid))
-        touched.add(ObjectId(counts_for))
+        touched.update((ObjectId(counts_for), post_oid))  # a merged post keeps the count of its own votes
         return str(vote_id)
 
     def _place_vote(self, vote_id: ObjectId, counts_for: str, user: str, post_id: str) -> None:
@@ -193,7 +285,9 @@ class Imports:
 
     def _votes_batch(self, slug: str, source: str, items: list[dict], touched: set, ids: dict, errors: list) -> None:
         """A batch of votes with a few reads for all of them (their posts, voters' companies,
-        the votes already there), then one write each: the same outcome as one vote at a time."""
+        the votes already there), then one ordered write of them all: the same outcome as one
+        vote at a time. A vote written meanwhile by another run (a duplicate key) stops that
+        write where it failed; from there on, one vote at a time settles it."""
         wanted = []
         for item in items:
             try:
@@ -210,6 +304,7 @@ class Imports:
         targets = {str(p["mergedInto"]["id"]) if p.get("mergedInto") else str(oid) for oid, p in posts.items()}
         counted = {(d["countsFor"], d["userId"]): d["_id"] for d in self.repo.votes.find(
             {"countsFor": {"$in": list(targets)}, "userId": {"$in": users}}, projection={"countsFor": 1, "userId": 1})}
+        writes, written = [], []
         for item, post_oid, user in wanted:
             post = posts.get(post_oid)
             if post is None:
@@ -222,18 +317,25 @@ class Imports:
             place = counts_for if holder in (None, vote_id) else SHADOW + str(post_oid)
             doc = {"workspace": slug, "postId": post_oid, "userId": user, "name": item.get("name"),
                    "companies": companies.get(user, []), "createdAt": parse_time(item.get("createdAt")), "countsFor": place}
-            try:
-                if found is None:
-                    self.repo.votes.insert_one({"_id": vote_id, **doc, "importKey": import_key(slug, source, item["sourceId"])})
-                else:
-                    self.repo.votes.update_one({"_id": vote_id}, {"$set": doc})
-            except DuplicateKeyError:  # written meanwhile (another run): one at a time settles it
-                vote_id = ObjectId(self._votes(slug, source, item, touched))
+            if found is None:
+                writes.append(InsertOne({"_id": vote_id, **doc, "importKey": import_key(slug, source, item["sourceId"])}))
+            else:
+                writes.append(UpdateOne({"_id": vote_id}, {"$set": doc}))
+            written.append(item)
             existing[(post_oid, user)] = {"_id": vote_id}
             if place == counts_for:
                 counted[(counts_for, user)] = vote_id
             ids[str(item["sourceId"])] = str(vote_id)
-            touched.add(ObjectId(counts_for))
+            touched.update((ObjectId(counts_for), post_oid))  # a merged post keeps the count of its own votes
+        try:
+            if writes:
+                self.repo.votes.bulk_write(writes, ordered=True)
+        except BulkWriteError as ex:
+            failed = ex.details["writeErrors"][0]
+            if failed.get("code") != DUPLICATE_KEY:
+                raise
+            for item in written[failed["index"]:]:  # written meanwhile (another run): one at a time settles it
+                ids[str(item["sourceId"])] = self._votes(slug, source, item, touched)
 
     # -- comments -------------------------------------------------------------------------------
 
@@ -253,24 +355,79 @@ class Imports:
                 raise LookupError("parent-missing: the comment it answers is not imported yet")
         existing = self.repo.comments.find_one({"workspace": slug, "importKey": key}, projection={"_id": 1})
         oid = existing["_id"] if existing else ObjectId()
-        author = item.get("author")
-        values = {"workspace": slug, "postId": post_oid, "parentId": str(parent["_id"]) if parent else None,
-                  "path": f"{parent['path']}/{oid}" if parent else str(oid), "depth": parent["depth"] + 1 if parent else 0,
-                  "content": content, "authorId": item.get("authorId") or "anonymous",
-                  "isTeamMember": bool((author or {}).get("team")), "author": author,
-                  "authorName": (author or {}).get("name") if (author or {}).get("team") else None,
-                  "isPrivate": bool(item.get("isPrivate")), "createdAt": parse_time(item.get("createdAt")), "importKey": key}
+        values = self._comment_values(slug, key, oid, post_oid, content, parent, item)
         self.repo.comments.update_one({"_id": oid}, {"$set": values}, upsert=True)
         touched.add(post_oid)
         return str(oid)
 
+    @staticmethod
+    def _comment_values(slug: str, key: str, oid: ObjectId, post_oid: ObjectId, content: str, parent: dict | None,
+                        item: dict) -> dict:
+        author = item.get("author")
+        return {"workspace": slug, "postId": post_oid, "parentId": str(parent["_id"]) if parent else None,
+                "path": f"{parent['path']}/{oid}" if parent else str(oid), "depth": parent["depth"] + 1 if parent else 0,
+                "content": content, "authorId": item.get("authorId") or "anonymous",
+                "isTeamMember": bool((author or {}).get("team")), "author": author,
+                "authorName": (author or {}).get("name") if (author or {}).get("team") else None,
+                "isPrivate": bool(item.get("isPrivate")), "createdAt": parse_time(item.get("createdAt")), "importKey": key}
+
+    def _comments_batch(self, slug: str, source: str, items: list[dict], touched: set, ids: dict, errors: list) -> None:
+        """A batch of comments: their posts, the comments imported before (each one's and its
+        parent's) read once for all of them, then one write of them all. A reply whose parent
+        comes earlier in the same batch finds it there; one whose parent is not in yet is
+        refused as ``parent-missing`` (the importer sends it again later)."""
+        post_oids, keys = set(), []
+        for item in items:
+            try:
+                post_oids.add(ObjectId(item["postId"]))
+            except (KeyError, TypeError, ValueError, InvalidId):
+                pass
+            keys.append(import_key(slug, source, item.get("sourceId")))
+            if item.get("parentSourceId"):
+                keys.append(import_key(slug, source, item["parentSourceId"]))
+        posts = {d["_id"] for d in self.repo.posts.find({"_id": {"$in": list(post_oids)}, "workspace": slug}, projection={"_id": 1})}
+        known = {d["importKey"]: d for d in self.repo.comments.find({"workspace": slug, "importKey": {"$in": keys}},
+                                                                     projection={"importKey": 1, "path": 1, "depth": 1})}
+        writes = []
+        for item in items:
+            try:
+                post_oid = ObjectId(item["postId"])
+                if post_oid not in posts:
+                    raise LookupError("its post was not imported")
+                content = str(item.get("content") or "").strip()
+                if not content:
+                    raise ValueError("the comment is empty")
+                key = import_key(slug, source, item["sourceId"])
+                parent = None
+                if item.get("parentSourceId"):
+                    parent = known.get(import_key(slug, source, item["parentSourceId"]))
+                    if parent is None:
+                        # The importer sends such a comment again once the rest of its thread is in.
+                        raise LookupError("parent-missing: the comment it answers is not imported yet")
+                oid = known[key]["_id"] if key in known else ObjectId()
+                values = self._comment_values(slug, key, oid, post_oid, content, parent, item)
+            except (KeyError, ValueError, TypeError, LookupError, InvalidId) as ex:
+                errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+                continue
+            writes.append(UpdateOne({"_id": oid}, {"$set": values}, upsert=True))
+            known[key] = {"_id": oid, "path": values["path"], "depth": values["depth"]}
+            ids[str(item["sourceId"])] = str(oid)
+            touched.add(post_oid)
+        if writes:
+            self.repo.comments.bulk_write(writes, ordered=True)
+
     # -- counts ---------------------------------------------------------------------------------
 
     def recount_all(self, slug: str, oids: set[ObjectId]) -> None:
-        """Each post's comments counted for all of them at once (one read), then each post's
-        votes, revenue and score in its own short transaction."""
+        """Votes, comments (public and private, and the last public one), revenue and score of
+        the posts a batch touched, from what is stored, all of them in one unit of work: a few
+        reads for the batch (the posts, an aggregation of the votes counting for each, the
+        companies behind them, the comments), then one write a post and one a company count
+        that changed, in one round trip. A merged post keeps the count of its own votes (as a
+        merge leaves it), shown beside it on the post it went into."""
         if not oids:
             return
+        pids = [str(oid) for oid in oids]
         tally: dict[ObjectId, dict] = {oid: {"public": 0, "private": 0, "last": None} for oid in oids}
         for c in self.repo.comments.find({"postId": {"$in": list(oids)}, "deletedAt": None},
                                          projection={"postId": 1, "isPrivate": 1, "createdAt": 1, "isTeamMember": 1}):
@@ -281,28 +438,59 @@ class Imports:
             counts["public"] += 1
             if counts["last"] is None or c["createdAt"] > counts["last"]["createdAt"]:
                 counts["last"] = c
-        for oid, counts in tally.items():
-            self.recount(slug, oid, counts["public"], counts["private"], counts["last"])
-
-    def recount(self, slug: str, oid: ObjectId, public: int, private: int, last: dict | None) -> None:
-        """Votes, comments (as counted), revenue and score of the post, from what is stored."""
-        pid = str(oid)
 
         def work(tx: PostRepository) -> None:
-            post = tx.posts_in(slug, [pid]).get(pid)
-            if post is None:
-                return
-            votes = tx.votes.count_documents({"countsFor": pid}, session=tx.session)
-            revenue, writes = self.revenue.retally(tx, slug, pid)
-            counted = {**post, "voteCount": votes, "revenueCents": 0 if post.get("mergedInto") else revenue}
-            values = {"voteCount": votes, "revenueCents": counted["revenueCents"], "commentCount": public,
-                      "privateCommentCount": private, **self.scores.of(tx, slug, counted),
-                      "listed": post.get("moderationState") == contract.APPROVED and not post.get("mergedInto")}
-            if last is not None:
-                values.update(lastCommentAt=last["createdAt"], lastCommentByTeam=bool(last.get("isTeamMember")))
-            tx.add(*writes, *tx._update_post(slug, oid, {"$set": values}))
+            posts = {str(d["_id"]): d for d in tx.posts.find({"_id": {"$in": list(oids)}, "workspace": slug},
+                                                              projection={**SCORED, "mergedInto": 1, "moderationState": 1},
+                                                              session=tx.session)}
+            votes = self._grouped(tx, {"countsFor": {"$in": pids}}, "$countsFor")
+            merged = [ObjectId(pid) for pid, post in posts.items() if post.get("mergedInto")]
+            own = self._grouped(tx, {"postId": {"$in": merged}}, "$postId") if merged else {}
+            companies: dict[str, Counter] = {pid: Counter() for pid in pids}
+            for vote in tx.votes.find({"countsFor": {"$in": pids}, "companies.0": {"$exists": True}},
+                                      projection={"countsFor": 1, "companies": 1}, session=tx.session):
+                companies[vote["countsFor"]].update(vote["companies"])
+            before: dict[str, dict[str, int]] = {pid: {} for pid in pids}
+            for row in tx.post_companies_.find({"postId": {"$in": pids}}, session=tx.session):
+                before[row["postId"]][row["companyId"]] = row["voters"]
+            named = set().union(*companies.values())
+            spends = tx.spends(slug, list(named)) if named else {}
+            writes, clocks = [], Counter()
+            for pid, post in posts.items():
+                oid, counted_by = ObjectId(pid), companies[pid]
+                for company in set(counted_by) | set(before[pid]):  # as Revenue.retally writes them
+                    if counted_by[company] != before[pid].get(company, 0):
+                        writes.append(tx.set_company_voters(slug, pid, company, counted_by[company]))
+                    if (counted_by[company] > 0) != (before[pid].get(company, 0) > 0):
+                        writes.append(tx.touch_company(slug, company, 1 if counted_by[company] else -1))
+                into = post.get("mergedInto")
+                count = own.get(oid, 0) if into else votes.get(pid, 0)
+                revenue = 0 if into else sum(spends.get(c, 0) for c in counted_by)
+                counts = tally[oid]
+                values = {"voteCount": count, "revenueCents": revenue, "commentCount": counts["public"],
+                          "privateCommentCount": counts["private"],
+                          **self.scores.of(tx, slug, {**post, "voteCount": count, "revenueCents": revenue}),
+                          "listed": post.get("moderationState") == contract.APPROVED and not into, "changedAt": time.time_ns()}
+                if counts["last"] is not None:
+                    values.update(lastCommentAt=counts["last"]["createdAt"], lastCommentByTeam=bool(counts["last"].get("isTeamMember")))
+                writes.append(Update(tx.posts, {"_id": oid}, {"$set": values}))
+                if into:
+                    writes.append(Update(tx.posts, {"_id": ObjectId(into["id"]), "mergedPosts.id": pid},
+                                         {"$set": {"mergedPosts.$.voteCount": count}}))
+                clocks[clock_id(slug, int(pid, 16) % CLOCKS)] += 1
+            tx.add(*writes, *(Update(tx.clock_docs, {"_id": clock}, {"$inc": {"n": n}}, upsert=True) for clock, n in clocks.items()))
 
-        self.repo.unit_of_work(work, hot_key=pid)
+        self.repo.unit_of_work(work)
 
-    def _tick(self, slug: str, oid: ObjectId) -> None:
-        self.repo.clock_docs.update_one({"_id": clock_id(slug, int(str(oid), 16) % CLOCKS)}, {"$inc": {"n": 1}}, upsert=True)
+    @staticmethod
+    def _grouped(tx: PostRepository, match: dict, by: str) -> dict:
+        """How many votes match, by ``by`` (a field path), in one aggregation."""
+        return {g["_id"]: g["n"] for g in tx.votes.aggregate([{"$match": match}, {"$group": {"_id": by, "n": {"$sum": 1}}}],
+                                                              session=tx.session)}
+
+    def _ticks(self, slug: str, oids: list[ObjectId]) -> None:
+        """Move the change clocks of these posts (each clock once, by how many of them it keeps)."""
+        clocks = Counter(clock_id(slug, int(str(oid), 16) % CLOCKS) for oid in oids)
+        if clocks:
+            self.repo.clock_docs.bulk_write([UpdateOne({"_id": clock}, {"$inc": {"n": n}}, upsert=True) for clock, n in clocks.items()],
+                                            ordered=False)
