@@ -35,15 +35,16 @@ class CompaniesService:
     def import_companies(self, body) -> dict:
         """A batch of the companies an import brings (internal: the portability service asks),
         each ``{sourceId, name, monthlySpend, members: [userId]}``: the company of id
-        ``<source>-<its id there>`` created or updated, and its members added (a member's other
-        companies stay). Their events go out as for any change: the posts service's revenue
+        ``<source>-<its id there>`` (or ``companyId``, when the source is our own export: the id
+        the team gave it) created or updated, and its members added (a member's other companies
+        stay). Their events go out as for any change: the posts service's revenue
         follows them, and no mail is sent for them."""
         fields = check(body, schemas.IMPORT)
         slug, source = fields["workspace"], fields["source"]
         ids, errors = {}, []
         for item in fields["items"]:
             try:
-                company_id = _company_id(f"{source}-{item['sourceId']}"[:100])
+                company_id = _company_id(str(item.get("companyId") or f"{source}-{item['sourceId']}")[:100])
                 wanted = {"name": str(item.get("name") or company_id).strip()[:200] or company_id,
                           "spendCents": to_cents(item.get("monthlySpend") or 0, "monthlySpend"), "plan": None, "attributes": {}}
                 self._upsert(slug, company_id, lambda before, wanted=wanted: {**wanted, "plan": (before or {}).get("plan"),

@@ -113,7 +113,7 @@ CLOSED_STATUSES = ("complete", "closed")
 # What a workspace's export reads of this service (POST /internal/workspaces/export).
 EXPORT_KINDS = ("boards", "statuses", "changelogs", "settings")
 # What an import writes here (POST /internal/workspaces/import, workspaces.imports).
-IMPORT_KINDS = ("boards", "statuses", "changelogs")
+IMPORT_KINDS = ("boards", "statuses", "changelogs", "settings")
 
 # End-user SSO tokens (JWT, HS256 with the workspace's ssoSecret) must carry ``exp`` no further
 # than this ahead (a stolen token is useful for a day at most), and name the workspace in ``aud``
