@@ -575,8 +575,7 @@ def test_a_load_balancer_keeps_client_addresses_with_the_local_policy():
     assert gateway_env(local)["TRUSTED_PROXIES"] == ""
 
 
-def test_the_board_site_and_the_mcp_server_call_the_api_through_the_gateways_service(minimal):
-    (web,) = [w for w in minimal.workloads() if w["metadata"]["name"] == f"{FULLNAME}-web"]
-    assert minimal.env_of(web)["WEB_API_URL"] == f"http://{FULLNAME}-gateway:80"
-    (mcp,) = [w for w in minimal.workloads() if w["metadata"]["name"] == f"{FULLNAME}-mcp"]
-    assert minimal.env_of(mcp)["MCP_API_URL"] == f"http://{FULLNAME}-gateway:80"
+def test_the_front_services_call_the_api_through_the_gateways_service(minimal):
+    for name, setting in (("web", "WEB_API_URL"), ("mcp", "MCP_API_URL"), ("widget", "WIDGET_API_URL")):
+        (workload,) = [w for w in minimal.workloads() if w["metadata"]["name"] == f"{FULLNAME}-{name}"]
+        assert minimal.env_of(workload)[setting] == f"http://{FULLNAME}-gateway:80", name

@@ -46,7 +46,14 @@ PAGE_RESPONSE_HEADERS = frozenset(h.lower() for h in (
     "Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Permissions-Policy",
     "Strict-Transport-Security", "Cross-Origin-Opener-Policy", "Cross-Origin-Resource-Policy",
     "Mcp-Session-Id", "Mcp-Protocol-Version",
+    # A page its service opens to other origins (the widget's API) says which, itself.
+    "Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers",
+    "Access-Control-Max-Age", "Access-Control-Expose-Headers",
 ))
+# A page route that lets a CORS preflight's header through (``Route.headers``) answers its
+# preflights itself: the gateway forwards its OPTIONS requests to the service, which decides
+# which origins it answers (the widget's API: the workspace's ``widgetOrigins``).
+PREFLIGHT_HEADER = "Access-Control-Request-Method"
 # A page's text goes gzipped to a browser that takes it: the board's HTML and stylesheet shrink
 # to about a fifth (docs/benchmarks.md, "Board site: Lighthouse"). Small answers, images and
 # streams go as they are.
@@ -193,6 +200,8 @@ def proxy_for(route: Route, proxy: Proxy) -> object:
         proxy.forward(req, resp, route, **params)
 
     responders = {f"on_{m.lower()}": responder for m in route.methods}
+    if isinstance(proxy, PageProxy) and PREFLIGHT_HEADER in route.headers:
+        responders["on_options"] = responder
     return type("RouteProxy", (), responders)()
 
 

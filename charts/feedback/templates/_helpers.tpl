@@ -153,6 +153,8 @@ PUBLIC_BASE_URL: {{ include "feedback.publicBaseUrl" . | quote }}
 WEB_API_URL: {{ $gatewayService | quote }}
 {{- /* So does the MCP server, whose tools are calls of the public API. */}}
 MCP_API_URL: {{ $gatewayService | quote }}
+{{- /* And the widget, whose panel's requests are calls of the public API. */}}
+WIDGET_API_URL: {{ $gatewayService | quote }}
 MAX_BODY_BYTES: {{ .Values.config.maxBodyBytes | int64 | quote }}
 PROXY_CONNECT_TIMEOUT: {{ .Values.config.proxyConnectTimeout | quote }}
 PROXY_READ_TIMEOUT: {{ .Values.config.proxyReadTimeout | quote }}
