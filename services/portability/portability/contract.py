@@ -62,17 +62,20 @@ EXPORT = shape({
 
 # -- imports -----------------------------------------------------------------------------------
 
-SOURCES = ("canny", "csv")
-# What a source's file is sent as: Canny's JSON or a zip of it, a CSV. Anything else is 415; a
-# file of another source's type is taken, and fails its job as unreadable (a CSV is read as
-# text whatever it was sent as).
-CONTENT_TYPES = {"canny": ("application/json", "application/zip"), "csv": ("text/csv",)}
+# ``ours``: the zip our own export makes (or its posts.csv alone: a file that is not a zip is
+# read as that CSV).
+SOURCES = ("canny", "csv", "ours")
+# What a source's file is sent as: Canny's JSON or a zip of it, a CSV, our export's zip or its
+# posts.csv. Anything else is 415; a file of another source's type is taken, and fails its job
+# as unreadable (a CSV is read as text whatever it was sent as).
+CONTENT_TYPES = {"canny": ("application/json", "application/zip"), "csv": ("text/csv",), "ours": ("application/zip", "text/csv")}
 IMPORT_CONTENT_TYPES = ("application/json", "application/zip", "text/csv")
 # The largest file an import takes (the gateway's limit for its route: Route.max_body). A Canny
 # zip of its JSON lists compresses about ten times: some 300 MiB of JSON.
 IMPORT_MAX_BYTES = 32 * 1024 * 1024
 # What an import brings, in the order it writes them: each refers to those before it.
-IMPORT_KINDS = ("boards", "statuses", "tags", "people", "companies", "posts", "merges", "votes", "comments", "changelogs")
+IMPORT_KINDS = ("boards", "statuses", "tags", "fields", "people", "companies", "posts", "merges", "votes", "comments",
+                "changelogs", "settings")
 # Items sent to an owning service at once (its IMPORT schema takes up to 1000).
 IMPORT_BATCH = 500
 # Errors an import keeps (errorCount counts them all).

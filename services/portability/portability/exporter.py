@@ -1,13 +1,12 @@
 """Running one export: read every kind from its owner a page at a time, write the files, zip
 them, keep the zip in GridFS, record the outcome. Run by the worker under a claim
-(``ExportRepository.claim``): each page renews the lease, and a run whose claim was lost (it
-stalled past its lease and another worker started the export again) stops without writing."""
+(``ExportRepository.claim``, through ``jobs.Jobs``): each page renews the lease, and a run whose
+claim was lost (it stalled past its lease and another worker started the export again) stops
+without writing."""
 
 from __future__ import annotations
 
-import logging
 import tempfile
-import uuid
 from pathlib import Path
 
 from common.ids import iso, now
@@ -15,41 +14,22 @@ from common.ids import iso, now
 from portability import contract
 from portability.archive import Folder
 from portability.config import PortabilityConfig
+from portability.jobs import Jobs, LostClaim
 from portability.repository import ExportRepository
 from portability.sources import Sources, person_id
 
-log = logging.getLogger(__name__)
 
+class Exporter(Jobs):
+    what = "export"
 
-class LostClaim(Exception):
-    """Another worker holds the export now: this run's work is dropped."""
-
-
-class Exporter:
     def __init__(self, repo: ExportRepository, sources: Sources, config: PortabilityConfig):
-        self.repo, self.sources, self.config = repo, sources, config
+        super().__init__(repo, config)
+        self.sources = sources
 
-    def run_next(self) -> bool:
-        """Claim the next export waiting (or abandoned) and run it; whether there was one."""
-        token = uuid.uuid4().hex
-        job = self.repo.claim(token, now(), self.config.lease_seconds)
-        if job is None:
-            return False
-        if job["attempts"] > contract.MAX_ATTEMPTS:
-            self.repo.finish(job["_id"], token, {"status": contract.FAILED, "finishedAt": now(), "errors": [
-                {"item": "export", "message": f"stopped after {contract.MAX_ATTEMPTS} attempts that did not finish"}]})
-            return True
-        try:
-            self.run(job, token)
-        except LostClaim:
-            log.warning("export %s of %s was taken over by another worker", job["_id"], job["workspace"])
-        except Exception as ex:  # noqa: BLE001 - any failure ends this export, named in its errors
-            log.exception("export %s of %s failed", job["_id"], job["workspace"])
-            self.repo.finish(job["_id"], token, {"status": contract.FAILED, "finishedAt": now(),
-                                                 "errors": [{"item": "export", "message": str(ex) or ex.__class__.__name__}]})
-        return True
+    def fail(self, job: dict, token: str, state, error: dict) -> None:
+        self.repo.finish(job["_id"], token, {"status": contract.FAILED, "finishedAt": now(), "errors": [error]})
 
-    def run(self, job: dict, token: str) -> None:
+    def run(self, job: dict, token: str, state=None) -> None:
         workspace = job["workspace"]
         with tempfile.TemporaryDirectory(prefix="export-") as folder_path:
             folder = Folder(Path(folder_path))

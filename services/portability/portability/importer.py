@@ -1,8 +1,9 @@
 """Running one import: copy the file from GridFS to local disk, count its items in a first
 streaming pass (``progress.total``), then read it kind by kind in the order each refers to the
 ones before (contract.IMPORT_KINDS) and send the items, a batch at a time, to the services that
-own them (``POST /internal/<service>/import``). Run by the worker under a claim, as exports are:
-each batch renews the lease, and a run whose claim was lost stops.
+own them (``POST /internal/<service>/import``). Three sources: Canny's export, a CSV, and our
+own export's zip (or its posts.csv). Run by the worker under a claim, as exports are
+(``jobs.Jobs``): each batch renews the lease, and a run whose claim was lost stops.
 
 What it keeps in memory besides a batch: the maps from the source's ids to ours for boards,
 statuses, tags, users, companies' members and posts (what later kinds refer to), a few dozen
@@ -10,10 +11,9 @@ bytes an item, never the file's contents."""
 
 from __future__ import annotations
 
-import logging
 import re
 import tempfile
-import uuid
+import zipfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -24,9 +24,9 @@ from common.ids import now
 from portability import contract
 from portability.config import PortabilityConfig
 from portability.imports import ImportRepository
-from portability.readers import CannyFile, UnreadableFile, csv_header, csv_rows
-
-log = logging.getLogger(__name__)
+from portability.jobs import Jobs, LostClaim
+from portability.sources import PERSON_PREFIX
+from portability.readers import CannyFile, OurExport, UnreadableFile, csv_header, csv_rows
 
 # Canny's post statuses and ours (docs/import-export.md); another one is created, in grey.
 CANNY_STATUSES = {"open": "open", "under review": "under-review", "planned": "planned", "in progress": "in-progress",
@@ -36,10 +36,6 @@ FIDER_STATUSES = {"open": "open", "started": "in-progress", "planned": "planned"
                   "declined": "closed", "duplicate": "closed"}
 CLOSED = ("complete", "closed")
 MAX_CSV_VOTES = 10_000  # votes one CSV row may stand for (each an anonymous voter)
-
-
-class LostClaim(Exception):
-    """Another worker holds the import now."""
 
 
 def slugify(text: str, most: int = 48) -> str:
@@ -130,44 +126,32 @@ class Run:
         return ids
 
 
-class Importer:
+class Importer(Jobs):
+    what = "import"
+
     def __init__(self, repo: ImportRepository, client: InternalClient, config: PortabilityConfig, events):
-        self.repo, self.client, self.config = repo, client, config
+        super().__init__(repo, config)
+        self.client = client
         self.events = events  # ExportRepository: its outbox publishes import.finished
 
-    def run_next(self) -> bool:
-        """Claim the next import waiting (or abandoned) and run it; whether there was one."""
-        token = uuid.uuid4().hex
-        job = self.repo.claim(token, now(), self.config.lease_seconds)
-        if job is None:
-            return False
-        if job["attempts"] > contract.MAX_ATTEMPTS:
-            self._end(job, token, None, contract.FAILED,
-                      [{"item": "import", "message": f"stopped after {contract.MAX_ATTEMPTS} attempts that did not finish"}])
-            return True
-        run = Run(self, job, token)
-        try:
-            with tempfile.TemporaryDirectory(prefix="import-") as folder:
-                path = Path(folder) / "file"
-                with open(path, "wb") as target:
-                    self.repo.download(job["fileId"], target)
-                (self._canny if job["source"] == "canny" else self._csv)(run, path)
-            self._end(job, token, run, contract.SUCCEEDED, run.errors)
-        except LostClaim:
-            log.warning("import %s of %s was taken over by another worker", job["_id"], job["workspace"])
-        except UnreadableFile as ex:
-            self._end(job, token, run, contract.FAILED, [*run.errors, {"item": "file", "message": str(ex)}][-contract.IMPORT_ERRORS_KEPT:])
-        except Exception as ex:  # noqa: BLE001 - any failure ends this import, named in its errors
-            log.exception("import %s of %s failed", job["_id"], job["workspace"])
-            self._end(job, token, run, contract.FAILED, [*run.errors, {"item": "import", "message": str(ex) or ex.__class__.__name__}]
-                      [-contract.IMPORT_ERRORS_KEPT:])
-        return True
+    def start(self, job: dict, token: str) -> "Run":
+        return Run(self, job, token)
 
-    def _end(self, job: dict, token: str, run: Run | None, status: str, errors: list[dict]) -> None:
-        counts = run.counts if run else {}
-        error_count = (run.error_count if run else 0) + (1 if status == contract.FAILED else 0)
-        fields = {"status": status, "finishedAt": now(), "counts": counts, "errors": errors, "errorCount": error_count}
-        if run is not None and status == contract.SUCCEEDED:
+    def run(self, job: dict, token: str, run: "Run") -> None:
+        with tempfile.TemporaryDirectory(prefix="import-") as folder:
+            path = Path(folder) / "file"
+            with open(path, "wb") as target:
+                self.repo.download(job["fileId"], target)
+            self._reader(job["source"], path)(run, path)
+        self._end(job, token, run, contract.SUCCEEDED, run.errors)
+
+    def fail(self, job: dict, token: str, run: "Run", error: dict) -> None:
+        self._end(job, token, run, contract.FAILED, [*run.errors, error][-contract.IMPORT_ERRORS_KEPT:])
+
+    def _end(self, job: dict, token: str, run: Run, status: str, errors: list[dict]) -> None:
+        error_count = run.error_count + (1 if status == contract.FAILED else 0)
+        fields = {"status": status, "finishedAt": now(), "counts": run.counts, "errors": errors, "errorCount": error_count}
+        if status == contract.SUCCEEDED:
             fields["progress"] = {"done": run.done, "total": run.total if run.total is not None else run.done}
         if not self.repo.finish(job["_id"], token, fields):
             return
@@ -176,6 +160,29 @@ class Importer:
         event = {"importId": str(job["_id"]), "source": job["source"], "status": status, "errorCount": error_count,
                  "actor": job.get("requestedBy")}
         self.events.unit_of_work(lambda tx: tx.add(tx.event(job["workspace"], contract.IMPORT_FINISHED, event)))
+
+    def _reader(self, source: str, path: Path) -> Callable[["Run", Path], None]:
+        """How the file of ``source`` is read: Canny's, a CSV, or ours (our export's zip, or its
+        posts.csv: a file that is not a zip, whatever it was sent as)."""
+        if source == "canny":
+            return self._canny
+        if source == "ours" and zipfile.is_zipfile(path):
+            return self._ours
+        return self._csv
+
+    @staticmethod
+    def _deferred_comments(run: Run, size: int) -> None:
+        """Replies whose parent came later in the file, sent again until no more go in."""
+        waiting, run.deferred = run.deferred, []
+        while waiting:
+            before = len(waiting)
+            for batch in batches(waiting, size):
+                run.send("posts", "comments", batch, lambda i: f"comments (id {i['sourceId']})", progress=False)
+            waiting, run.deferred = run.deferred, []
+            if len(waiting) == before:
+                for item in waiting:
+                    run.error(f"comments (id {item['sourceId']})", "the comment it answers is not in the file")
+                break
 
     # -- Canny -------------------------------------------------------------------------------------
 
@@ -319,18 +326,7 @@ class Importer:
                               "author": author(c.get("author")), "isPrivate": bool(c.get("internal") or c.get("private")),
                               "createdAt": c.get("created")})
             run.send("posts", "comments", items, lambda i: labels[i["sourceId"]])
-        # Replies whose parent came later in the file, sent again until no more go in.
-        waiting, run.deferred = run.deferred, []
-        while waiting:
-            before = len(waiting)
-            ids: dict[str, str] = {}
-            for batch in batches(waiting, size):
-                ids.update(run.send("posts", "comments", batch, lambda i: f"comments (id {i['sourceId']})", progress=False))
-            waiting, run.deferred = run.deferred, []
-            if len(waiting) == before:
-                for item in waiting:
-                    run.error(f"comments (id {item['sourceId']})", "the comment it answers is not in the file")
-                break
+        self._deferred_comments(run, size)
 
         for batch in batches(canny.items("entries"), size):
             items = [{"sourceId": str(e.get("id")), "title": e.get("title"),
@@ -340,6 +336,136 @@ class Importer:
                       "postIds": [posts[str(p.get("id"))] for p in e.get("posts") or [] if str(p.get("id")) in posts]}
                      for e in batch]
             run.send("workspaces", "changelogs", items, lambda i: f"entries (id {i['sourceId']})")
+
+    # -- our own export ----------------------------------------------------------------------------
+
+    def _ours(self, run: Run, path: Path) -> None:
+        """Our export's zip, kind by kind in the order each refers to the ones before; every
+        item keyed by its id in the exported workspace (``ours:<id>``), so the same zip imported
+        again updates what it brought. People are the same person by address; what names a
+        person of the exported workspace (an author, a voter, an owner, a company's member)
+        names that person here."""
+        ours = OurExport(path)
+        size = self.config.import_batch
+        kinds = ("boards", "statuses", "tags", "fields", "people", "companies", "posts", "votes", "comments", "changelogs")
+        merges = 0
+        total = 1  # the settings
+        for kind in kinds:
+            for item in run.keeping(ours.items(kind)):
+                total += 1
+                merges += kind == "posts" and bool(item.get("mergedInto"))
+        run.total = total + merges
+        run.renew()
+
+        def named(kind: str) -> Callable[[dict], str]:
+            return lambda i: f"{kind} (id {i['sourceId']})"
+
+        boards: dict[str, str] = {}
+        for batch in batches(ours.items("boards"), size):
+            boards.update(run.send("workspaces", "boards", [
+                {"sourceId": b.get("id"), "slug": b.get("slug"), "name": b.get("name"), "description": b.get("description"),
+                 "createdAt": b.get("createdAt")} for b in batch], named("boards")))
+        statuses: dict[str, str] = {}
+        for batch in batches(ours.items("statuses"), size):
+            statuses.update(run.send("workspaces", "statuses", [
+                {"sourceId": s.get("slug"), "slug": s.get("slug"), "name": s.get("name"), "color": s.get("color"),
+                 "roadmap": s.get("roadmap", True), "closed": s.get("closed", False), "replace": True} for s in batch], named("statuses")))
+        tags: dict[str, str] = {}
+        for batch in batches(ours.items("tags"), size):
+            tags.update(run.send("posts", "tags", [{"sourceId": t.get("slug"), "slug": t.get("slug"), "name": t.get("name"),
+                                                    "color": t.get("color")} for t in batch], named("tags")))
+        for batch in batches(ours.items("fields"), size):
+            run.send("posts", "fields", [{**f, "sourceId": f.get("key")} for f in batch], named("fields"))
+
+        people: dict[str, str] = {}  # the exported workspace's person:<id> -> ours
+        for batch in batches(ours.items("people"), size):
+            people.update(run.send("people", "people", [{"sourceId": p.get("userId"), "email": p.get("email"), "name": p.get("name"),
+                                                         "avatarUrl": p.get("avatarUrl")} for p in batch], named("people")))
+
+        def person(user_id: str | None) -> str:
+            """A person of the export as the one here; any other caller (an SSO user, a key,
+            an anonymous visitor) as it was."""
+            if not user_id:
+                return "anonymous"
+            if user_id.startswith(PERSON_PREFIX):
+                return people.get(user_id, "anonymous")
+            return user_id
+
+        def author(given: dict | None) -> dict | None:
+            if not given or not given.get("name"):
+                return None
+            return {"name": given["name"], "avatarUrl": given.get("avatarUrl"), "team": bool(given.get("isTeamMember"))}
+
+        for batch in batches(ours.items("companies"), size):
+            run.send("companies", "companies", [
+                {"sourceId": c.get("id"), "companyId": c.get("id"), "name": c.get("name"), "monthlySpend": c.get("monthlySpend") or 0,
+                 "members": [m for m in (person(u) for u in c.get("members") or []) if m != "anonymous"]} for c in batch],
+                named("companies"))
+
+        posts: dict[str, str] = {}
+        merged: list[tuple[str, str]] = []  # (post, the one it was merged into), by the export's ids
+        for batch in batches(ours.items("posts"), size):
+            items = []
+            for p in batch:
+                label = f"posts (id {p.get('id')})"
+                board = boards.get(str(p.get("boardId")))
+                if board is None:
+                    run.skip(label, "its board is not in the file")
+                    continue
+                owner = p.get("owner") if isinstance(p.get("owner"), dict) else None
+                owner_id = person(owner.get("id")) if owner else "anonymous"
+                items.append({"sourceId": p.get("id"), "boardId": board, "title": p.get("title"), "content": p.get("content") or "",
+                              "status": statuses.get(str(p.get("status")), str(p.get("status") or "open")),
+                              "moderationState": p.get("moderationState"), "authorId": person(p.get("authorId")),
+                              "author": author(p.get("author")), "createdAt": p.get("createdAt"), "eta": p.get("eta"),
+                              "tags": [tags[t] for t in p.get("tags") or [] if t in tags], "fields": p.get("fields") or {},
+                              "owner": {"id": owner_id, "name": owner.get("name") or ""} if owner_id != "anonymous" else None})
+                if p.get("mergedInto"):
+                    merged.append((str(p["id"]), str(p["mergedInto"])))
+            posts.update(run.send("posts", "posts", items, named("posts")))
+        for batch in batches(merged, size):
+            items = []
+            for child, into in batch:
+                if child in posts and into in posts:
+                    items.append({"sourceId": child, "postId": posts[child], "intoId": posts[into]})
+                else:
+                    run.skip(f"merges (post {child} into {into})", "one of the two posts was not imported")
+            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})")
+
+        for batch in batches(ours.items("votes"), size):
+            items = []
+            for v in batch:
+                post_id = posts.get(str(v.get("postId")))
+                voter = person(v.get("userId"))
+                if post_id is None or voter == "anonymous":
+                    run.skip(f"votes (id {v.get('id')})", "its post is not in the file" if post_id is None else "its voter is not in the file")
+                    continue
+                items.append({"sourceId": v.get("id"), "postId": post_id, "userId": voter, "name": v.get("name"),
+                              "createdAt": v.get("createdAt")})
+            run.send("posts", "votes", items, named("votes"))
+
+        for batch in batches(ours.items("comments"), size):
+            items = []
+            for c in batch:
+                post_id = posts.get(str(c.get("postId")))
+                if post_id is None:
+                    run.skip(f"comments (id {c.get('id')})", "its post is not in the file")
+                    continue
+                items.append({"sourceId": c.get("id"), "postId": post_id, "parentSourceId": c.get("parentId"),
+                              "content": c.get("content") or "", "authorId": person(c.get("authorId")),
+                              "author": {**(author(c.get("author")) or {"name": None, "avatarUrl": None}),
+                                         "team": bool(c.get("isTeamMember"))} if c.get("author") or c.get("isTeamMember") else None,
+                              "isPrivate": bool(c.get("isPrivate")), "createdAt": c.get("createdAt")})
+            run.send("posts", "comments", items, named("comments"))
+        self._deferred_comments(run, size)
+
+        for batch in batches(ours.items("changelogs"), size):
+            run.send("workspaces", "changelogs", [
+                {"sourceId": e.get("id"), "slug": e.get("slug"), "title": e.get("title"), "content": e.get("content") or "",
+                 "publishedAt": e.get("publishedAt"), "createdAt": e.get("createdAt"),
+                 "postIds": [posts[str(p)] for p in e.get("postIds") or [] if str(p) in posts]} for e in batch], named("changelogs"))
+
+        run.send("workspaces", "settings", [{**ours.settings, "sourceId": "settings"}], lambda i: "settings.json")
 
     # -- CSV ---------------------------------------------------------------------------------------
 

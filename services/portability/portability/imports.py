@@ -131,7 +131,8 @@ class ImportService:
             # Told at once, as any JSON body that is not the object a route takes (the rest of
             # the document is read by the job, as a stream).
             raise BadRequest("the request body must be a JSON object holding Canny's lists (boards, posts, ...)")
-        options = csv_options(params) if source == "csv" else {}
+        # Our own export's posts.csv needs no mapping: its columns are the ``ours`` preset's.
+        options = csv_options(params) if source == "csv" else csv_options({}) if source == "ours" else {}
         return shape(self.repo.create(slug, source, options, media, data, filename, auth.actor(caller), now()))
 
     def list(self, caller: auth.Caller, slug: str) -> dict:

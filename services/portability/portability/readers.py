@@ -1,24 +1,30 @@
 """Reading an import's file as a stream of items, whatever its size: a Canny JSON document with
 ``ijson`` (one list at a time, never the whole document), a zip of Canny's JSON lists member by
-member, a CSV row by row. Nothing here holds more than one item; the file is on local disk
-(copied from GridFS) so each list is read by its own pass."""
+member, our own export's JSON Lines line by line, a CSV row by row. Nothing here holds more
+than one item; the file is on local disk (copied from GridFS) so each list is read by its own
+pass."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import zipfile
 from pathlib import Path
 from typing import Iterator
 
 import ijson
 
+from portability.contract import FORMAT_VERSION
+from portability.jobs import JobFailed
+
 # The lists of a Canny export (each the array Canny's API list endpoint answers), by our kind.
 CANNY_LISTS = ("boards", "categories", "tags", "users", "companies", "posts", "votes", "comments", "entries")
 
 
-class UnreadableFile(Exception):
-    """The file is not what its import says it is (not JSON, not a zip, not CSV): the job fails."""
+class UnreadableFile(JobFailed):
+    """The file is not what its import says it is (not JSON, not a zip, not CSV): the job fails,
+    naming the file."""
 
 
 class CannyFile:
@@ -88,3 +94,48 @@ def csv_header(path: Path) -> list[str]:
             return next(csv.reader(source), [])
     except (UnicodeDecodeError, csv.Error):
         raise UnreadableFile("the CSV file is not UTF-8 text with a header row") from None
+
+
+class OurExport:
+    """A zip our own export made: ``manifest.json`` saying so, ``settings.json``, and a JSON Lines
+    file per kind, read line by line from the archive (never a whole file in memory)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        if not zipfile.is_zipfile(path):
+            raise UnreadableFile("the file is not a zip archive")
+        try:
+            with zipfile.ZipFile(path) as archive:
+                manifest = json.loads(archive.read("manifest.json"))
+                self.settings = json.loads(archive.read("settings.json")) if "settings.json" in archive.namelist() else {}
+        except KeyError:
+            raise UnreadableFile("the zip holds no manifest.json: it is not an export of this platform") from None
+        except (ValueError, zipfile.BadZipFile) as ex:
+            raise UnreadableFile(f"the export's manifest cannot be read: {ex}") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != "feedback-export":
+            raise UnreadableFile("manifest.json does not say format 'feedback-export': it is not an export of this platform")
+        if not isinstance(manifest.get("formatVersion"), int) or manifest["formatVersion"] > FORMAT_VERSION:
+            raise UnreadableFile(f"the export's format version {manifest.get('formatVersion')!r} is newer than this platform reads "
+                                 f"({FORMAT_VERSION})")
+        if not isinstance(self.settings, dict):
+            raise UnreadableFile("settings.json is not an object")
+        self.manifest = manifest
+
+    def items(self, kind: str) -> Iterator[dict]:
+        """Every item of ``<kind>.jsonl``, streamed; none if the zip lacks it."""
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                if f"{kind}.jsonl" not in archive.namelist():
+                    return
+                with archive.open(f"{kind}.jsonl") as raw:
+                    for number, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), 1):
+                        if not line.strip():
+                            continue
+                        try:
+                            item = json.loads(line)
+                        except ValueError as ex:
+                            raise UnreadableFile(f"{kind}.jsonl line {number} is not JSON: {ex}") from None
+                        if isinstance(item, dict):
+                            yield item
+        except zipfile.BadZipFile as ex:
+            raise UnreadableFile(f"the zip archive cannot be read: {ex}") from None

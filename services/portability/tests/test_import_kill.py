@@ -29,8 +29,8 @@ def document() -> dict:
 @pytest.mark.reliability
 def test_an_import_killed_midway_ends_with_the_counts_of_an_uninterrupted_run(stack, api, admin_token):
     doc = document()
-    expected = {"boards": 1, "statuses": 1, "tags": 0, "people": VOTERS, "companies": 0, "posts": POSTS, "merges": 0,
-                "votes": len(doc["votes"]), "comments": COMMENTS, "changelogs": 0}
+    expected = {"boards": 1, "statuses": 1, "tags": 0, "fields": 0, "people": VOTERS, "companies": 0, "posts": POSTS, "merges": 0,
+                "votes": len(doc["votes"]), "comments": COMMENTS, "changelogs": 0, "settings": 0}
     ws = create_workspace(api, admin_token, name="Killed import")
     r = api.post(f"{ws.path}/imports", key=ws.key, params={"source": "canny"}, data=json.dumps(doc).encode(),
                  headers={"Content-Type": "application/json"})

@@ -67,8 +67,8 @@ def canny_document() -> dict:
     }
 
 
-EXPECTED = {"boards": 2, "statuses": 7, "tags": 2, "people": 4, "companies": 1, "posts": 8, "merges": 1, "votes": 6,
-            "comments": 3, "changelogs": 1}
+EXPECTED = {"boards": 2, "statuses": 7, "tags": 2, "fields": 0, "people": 4, "companies": 1, "posts": 8, "merges": 1, "votes": 6,
+            "comments": 3, "changelogs": 1, "settings": 0}
 
 
 class Receiver(BaseHTTPRequestHandler):
