@@ -116,6 +116,10 @@ ACCESS = {
     ("patch", "/v1/me"): "self",
     ("post", "/v1/me/sign-out"): "self",
     ("post", "/v1/me/sign-out-everywhere"): "self",
+    ("get", "/v1/me/data"): "self",
+    ("delete", "/v1/me/data"): "self",
+    ("get", "/v1/workspaces/{slug}/users/{userId}/data"): "manager",  # an owner's (a manager key acts as one)
+    ("delete", "/v1/workspaces/{slug}/users/{userId}/data"): "manager",
     ("post", "/v1/workspaces/{slug}/sessions"): "self",
     ("post", "/v1/workspaces/{slug}/sign-in/email"): "public",
     ("post", "/v1/workspaces/{slug}/sign-in/email/redeem"): "public",

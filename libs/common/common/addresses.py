@@ -87,3 +87,14 @@ def parse_smtp_url(url: str) -> SmtpServer:
         raise ValueError("a user needs a password, and a password a user")
     return SmtpServer(host=host, port=port or SMTP_PORTS[scheme], implicit_tls=scheme == "smtps",
                       username=username, password=password)
+
+
+def address_digest(secret: str, address: str) -> str:
+    """A keyed digest of an address (HMAC-SHA256 with the platform's ``INTERNAL_SECRET``), by
+    which a service finds what it keeps under an address that is being erased, without the
+    address itself travelling in the erasure's event (``person.erased``, docs/privacy.md).
+    Keyed, so that nobody without the secret can test a guessed address against it."""
+    import hashlib
+    import hmac
+
+    return hmac.new(secret.encode(), normalize_address(address).encode(), hashlib.sha256).hexdigest()

@@ -17,6 +17,7 @@ verified against the system's authorities (``SSL_CERT_FILE`` names another bundl
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import smtplib
 import ssl
@@ -297,6 +298,18 @@ class MailQueue:
         many. One a worker is sending now is sent (its outcome then updates nothing)."""
         return self.collection.delete_many({"workspace": workspace, "state": QUEUED, "createdAt": {"$lte": until},
                                             "key": {"$regex": key_pattern}}).deleted_count
+
+    def forget_address(self, address: str, workspace: str | None = None) -> int:
+        """Delete every message to ``address`` (of ``workspace``, or of all), whatever its
+        state (a person erased: docs/privacy.md); how many."""
+        pattern = f"(^|<){re.escape(address)}(>|$)"
+        here = {} if workspace is None else {"workspace": workspace}
+        return self.collection.delete_many({"to": {"$regex": pattern, "$options": "i"}, **here}).deleted_count
+
+    def forget_keys(self, key_pattern: str) -> int:
+        """Delete every message whose key matches ``key_pattern``, whatever its state (the
+        calling service's keys name the person a message was for); how many."""
+        return self.collection.delete_many({"key": {"$regex": key_pattern}}).deleted_count
 
     @staticmethod
     def _document(message: Message, key: str | None) -> dict:

@@ -152,6 +152,10 @@ class ServiceSpec:
       plugin contributes; ``function(argv)`` parses its own arguments (``feedback mcp ...``).
     - ``site_root``: the template under which a verified custom domain's other paths are
       served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``).
+    - ``personal_data``: internal path of a service that keeps data about people: ``POST <path>``
+      ``{"userId": ..., "workspace": slug or null}`` answers ``{kind: [items]}``, what it keeps
+      about that user (in one workspace, or in all). The people service gathers these for a
+      person's download of their data (docs/privacy.md); erasing is the ``person.erased`` event.
     """
 
     name: str
@@ -171,6 +175,7 @@ class ServiceSpec:
     site_root: str | None = None
     asgi: str | None = None
     commands: Mapping[str, str] = field(default_factory=dict)
+    personal_data: str | None = None
 
     def __post_init__(self):
         if self.events and not self.topic:

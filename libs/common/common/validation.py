@@ -83,6 +83,11 @@ def array(items: dict) -> dict:
     return {"type": "array", "items": items}
 
 
+# What the people service asks of each service's ``personal_data`` path (common.plugins): one
+# user's data, in one workspace or (null) in all.
+PERSONAL_DATA_QUERY = obj({"userId": string(200, 1), "workspace": nullable(string(100, 1))}, ("userId",))
+
+
 @functools.cache
 def _regex(pattern: str) -> re.Pattern:
     # JSON Schema patterns are ECMA-262 regexes, where "$" ends the text; in Python it also

@@ -8,6 +8,7 @@ TOPIC = "feedback.companies"
 # The companies an SSO token says its user belongs to (people: user.companies_claimed).
 CONSUMES = ("feedback.people",)
 COMPANIES_CLAIMED = "user.companies_claimed"
+PERSON_ERASED = "person.erased"  # people.privacy: their memberships go
 
 COMPANY_UPDATED = "company.updated"
 COMPANY_DELETED = "company.deleted"

@@ -26,10 +26,13 @@ ROUTES = [
     Route(W + "/{companyId}/members/{userId}", R + "MemberItem", ("DELETE",)),
 ]
 # A page of a workspace's companies with their members for its export (portability).
+PERSONAL_DATA = "/internal/companies/personal-data"
 INTERNAL_ROUTES = [
     Route("/internal/companies/export", R + "CompaniesExport", ("POST",)),
     # The companies an import brings, with their members (portability).
     Route("/internal/companies/import", R + "CompaniesImport", ("POST",)),
+    # The companies a person belongs to, for their download of their data (people.privacy).
+    Route(PERSONAL_DATA, R + "PersonalData", ("POST",)),
 ]
 
 
@@ -59,6 +62,7 @@ def register_service() -> ServiceSpec:
         context="companies.plugin:create_context",
         routes=ROUTES,
         internal_routes=INTERNAL_ROUTES,
+        personal_data=PERSONAL_DATA,
         topic=contract.TOPIC,
         events=contract.EVENTS,
         consumes=contract.CONSUMES,

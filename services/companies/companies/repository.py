@@ -85,6 +85,13 @@ class CompaniesRepository(Repository):
             upsert=True,
         )
 
+    def memberships_of(self, user_id: str, slug: str | None) -> list[dict]:
+        """A user's memberships, in one workspace or in all (a person's data)."""
+        return list(self.memberships.find({"userId": user_id, **({"workspace": slug} if slug else {})}))
+
+    def drop_membership(self, slug: str, user_id: str) -> Delete:
+        return Delete(self.memberships, {"_id": membership_key(slug, user_id)})
+
     def members(self, slug: str, company_id: str, limit: int, offset: int) -> list[dict]:
         return list(self.memberships.find({"workspace": slug, "companies": company_id})
                     .sort("userId", 1).skip(offset).limit(limit))

@@ -13,10 +13,10 @@ import re
 from common import auth
 from common.claims import COMPANY_ID
 from common.errors import BadRequest, NotFound
-from common.ids import now
+from common.ids import iso, now
 from common.money import to_cents
 from common.directory import People, Workspaces
-from common.validation import check
+from common.validation import PERSONAL_DATA_QUERY, check
 from companies import contract, schemas, shapes
 from companies.repository import CompaniesRepository
 
@@ -157,6 +157,20 @@ class CompaniesService:
     def remove_member(self, caller: auth.Caller, slug: str, company_id: str, user_id: str) -> None:
         self.workspaces.require_manager(caller, slug)
         self._change_membership(caller, slug, user_id, remove=company_id)
+
+    def personal_data(self, body) -> dict:
+        """The companies a user belongs to (people.privacy asks, for their download)."""
+        query = check(body, PERSONAL_DATA_QUERY)
+        return {"companies": [{"workspace": m["workspace"], "companies": m["companies"], "updatedAt": iso(m.get("updatedAt"))}
+                              for m in self.repo.memberships_of(query["userId"], query.get("workspace"))]}
+
+    def erase(self, user_id: str, slug: str | None) -> None:
+        """A person erased (people.privacy): they leave every company (told as any change of
+        membership is, so the revenue behind posts follows), and their membership is gone."""
+        for membership in self.repo.memberships_of(user_id, slug):
+            where = membership["workspace"]
+            self._set_membership(where, user_id, lambda tx, before: [], None)
+            self.repo.unit_of_work(lambda tx, where=where: tx.add(tx.drop_membership(where, user_id)))
 
     def _change_membership(self, caller: auth.Caller, slug: str, user_id: str, add: str | None = None,
                            remove: str | None = None) -> dict:

@@ -5,6 +5,7 @@
 PEOPLE_TOPIC = "feedback.people"
 MEMBER_REMOVED = "member.removed"
 CONSUMES = ("feedback.posts", "feedback.workspaces", PEOPLE_TOPIC)
+PERSON_ERASED = "person.erased"  # people.privacy: notifications.erasure forgets them
 
 # What a mail is about: each kind can be turned off in a person's preferences.
 STATUS_CHANGES = "statusChanges"  # a post you follow changed status

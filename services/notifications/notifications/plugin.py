@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from common.mail import MailQueue
 
     from notifications.config import NotificationsConfig
+    from notifications.erasure import Erasure
     from notifications.notifier import Notifier
     from notifications.service import NotificationsService
     from notifications.subscriptions import ChangelogSubscriptions
@@ -39,6 +40,9 @@ ROUTES = [
     Route(W + "/changelog/subscriptions/unsubscribe", R + "ChangelogSubscriptionUnsubscribe", ("POST",), limits={"POST": "write"}),
     Route(W + "/me/changelog-subscription", R + "MyChangelogSubscription", ("GET", "PUT")),
 ]
+PERSONAL_DATA = "/internal/notifications/personal-data"
+# A person's follows and preferences, for their download of their data (people.privacy).
+INTERNAL_ROUTES = [Route(PERSONAL_DATA, R + "PersonalData", ("POST",))]
 
 
 @dataclass(kw_only=True)
@@ -48,6 +52,7 @@ class Context(ServiceContext):
     notifier: Notifier  # the consumer's handlers and the scheduler's rounds
     subscriptions: ChangelogSubscriptions  # the changelog by email: the API's rules and an entry's fan-out
     mail_queue: MailQueue  # the mailer worker sends it
+    erasure: Erasure  # a person's data: listed, erased (docs/privacy.md)
 
 
 def create_context(settings: Settings) -> Context:
@@ -56,6 +61,7 @@ def create_context(settings: Settings) -> Context:
     from common.mail import MailQueue
     from notifications.config import load_config
     from notifications.directory import Directory
+    from notifications.erasure import Erasure
     from notifications.mail import Addresser
     from notifications.models import ALIAS
     from notifications.notifier import Notifier
@@ -77,7 +83,7 @@ def create_context(settings: Settings) -> Context:
     notifier = Notifier(repo, directory, mail_queue, Addresser(tokens), config, subscriptions)
     service = NotificationsService(repo, directory, directory.workspaces, tokens, mail_queue)
     return Context(settings=settings, store=store, config=config, service=service, notifier=notifier, mail_queue=mail_queue,
-                   subscriptions=subscriptions)
+                   subscriptions=subscriptions, erasure=Erasure(repo, mail_queue, settings.internal_secret))
 
 
 @hookimpl
@@ -86,6 +92,8 @@ def register_service() -> ServiceSpec:
         name="notifications",
         context="notifications.plugin:create_context",
         routes=ROUTES,
+        internal_routes=INTERNAL_ROUTES,
+        personal_data=PERSONAL_DATA,
         consumes=contract.CONSUMES,
         consumers="notifications.consumers:handlers",
         models="notifications.models:MODELS",

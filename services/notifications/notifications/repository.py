@@ -43,6 +43,35 @@ class NotificationsRepository:
         self.suppressions = store.collection(Suppression)
         self.subscriptions = store.collection(ChangelogSubscription)
 
+    # -- a person's data (notifications.erasure) ---------------------------------------------
+
+    def kept_about(self, person_id: str, slug: str | None) -> dict:
+        """What is kept about ``person_id`` (in ``slug``, or everywhere): follows and preferences."""
+        here = {"workspace": slug} if slug else {}
+        return {
+            "follows": list(self.follows.find({"personId": person_id, **here}, {"_id": 0, "workspace": 1, "postId": 1,
+                                                                             "following": 1, "reason": 1, "at": 1})),
+            "preferences": list(self.preferences.find({"personId": person_id, **here}, {"_id": 0, "workspace": 1,
+                                                                                     "choices": 1, "updatedAt": 1})),
+        }
+
+    def by_address(self, collection: str, slug: str | None) -> list[dict]:
+        """The suppressions or changelog subscriptions (``collection``) kept by address, to find
+        an erased address among them by its digest."""
+        kept = {"suppressions": self.suppressions, "subscriptions": self.subscriptions}[collection]
+        return list(kept.find({"workspace": slug} if slug else {}, {"address": 1}))
+
+    def forget_person(self, person_id: str, slug: str | None, suppressions: list, subscriptions: list) -> None:
+        """Everything kept about ``person_id`` (in ``slug``, or everywhere) gone, with the
+        suppressions and subscriptions of their address (by id)."""
+        here = {"workspace": slug} if slug else {}
+        for collection in (self.follows, self.preferences, self.digest_items):
+            collection.delete_many({"personId": person_id, **here})
+        self.subscriptions.delete_many({"$or": [{"personId": person_id, **here}, {"_id": {"$in": subscriptions}}]})
+        self.suppressions.delete_many({"_id": {"$in": suppressions}})
+        self.posts.update_many({"authorId": person_id, **here}, {"$set": {"authorId": None}})
+        self.comments.update_many({"authorId": person_id, **here}, {"$set": {"authorId": None}})
+
     # -- read models of posts and comments ------------------------------------------------
 
     def keep_post(self, slug: str, post: dict, author_id: str | None = None) -> None:

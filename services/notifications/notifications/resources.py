@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from common.validation import media, page_params
+from common.validation import PERSONAL_DATA_QUERY, check, media, page_params
 from notifications import schemas
 
 
@@ -63,6 +63,7 @@ class Suppression(Resource):
         self.service.lift_suppression(req.context.caller, slug, address)
         resp.status = falcon.HTTP_204
 
+
 class ChangelogSubscriptions(Resource):
     """POST /v1/workspaces/{slug}/changelog/subscriptions: anyone asks for the changelog by email
     (202: a confirmation mail, or nothing, the same answer); GET: the subscribers (team)."""
@@ -98,3 +99,15 @@ class MyChangelogSubscription(Resource):
 
     def on_put(self, req, resp, slug):
         resp.media = self.subscriptions.set_mine(req.context.caller, slug, media(req))
+
+
+class PersonalData:
+    """POST /internal/notifications/personal-data ``{userId, workspace}``: a person's follows and
+    preferences (people.privacy asks, for their download)."""
+
+    def __init__(self, context):
+        self.erasure = context.erasure
+
+    def on_post(self, req, resp):
+        body = check(media(req), PERSONAL_DATA_QUERY)
+        resp.media = self.erasure.data_of(body["userId"], body.get("workspace"))

@@ -2,7 +2,7 @@
 
 from common.auth import ACTOR_SCHEMA
 from common.claims import COMPANIES
-from common.validation import ID, TEXT, TIMESTAMP, shape
+from common.validation import ID, TEXT, TIMESTAMP, nullable, shape
 
 TOPIC = "feedback.people"
 # feedback.posts: deletions of posts and comments, which the audit log keeps.
@@ -14,6 +14,11 @@ MEMBER_REMOVED = "member.removed"
 # An SSO token says its user belongs to other companies than its last one did (the companies
 # service keeps them: docs/services/companies.md).
 COMPANIES_CLAIMED = "user.companies_claimed"
+# A person (or, in one workspace, an end user) was erased: every service that keeps data about
+# them removes it (docs/privacy.md). ``workspace`` null: everywhere. ``addressDigest``: the
+# keyed digest of their address (common.addresses.address_digest), for what is kept by address;
+# null for an SSO user without one. The address itself never travels.
+PERSON_ERASED = "person.erased"
 
 MEMBER = shape(
     {
@@ -30,6 +35,8 @@ EVENTS = {
     MEMBER_ROLE_CHANGED: MEMBER,
     MEMBER_REMOVED: MEMBER,
     COMPANIES_CLAIMED: shape({"userId": TEXT, "companies": COMPANIES}),
+    PERSON_ERASED: shape({"userId": TEXT, "workspace": nullable(TEXT), "addressDigest": nullable(TEXT),
+                          "actor": ACTOR_SCHEMA, "at": TIMESTAMP}),
 }
 
 # A team member's roles: an owner manages members too; the last owner stays.
@@ -72,3 +79,7 @@ AUDIT_TYPES += ("oidc.changed",)
 AUDIT_TYPES += ("export.created",)
 # An import into the workspace ended (the portability service's import.finished).
 AUDIT_TYPES += ("import.finished",)
+# A person erased, themself or by an owner (people.privacy): recorded with their id only.
+AUDIT_TYPES += ("person.erased",)
+# What "Deleted user" stands for where an erased person's id was kept (audit actors).
+ERASED_NAME = "Deleted user"

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from people.config import PeopleConfig
     from people.oidc import OidcSignIn
     from people.passkeys import Passkeys
+    from people.privacy import PersonalData
     from people.service import PeopleService
 
 R = "people.resources:"
@@ -30,6 +31,9 @@ ROUTES = [
     Route("/me", R + "Me", ("GET", "PATCH")),
     Route("/me/sign-out", R + "SignOut", ("POST",)),
     Route("/me/sign-out-everywhere", R + "SignOutEverywhere", ("POST",)),
+    # A person's data: download it, or erase them (people.privacy, docs/privacy.md).
+    Route("/me/data", R + "MyData", ("GET", "DELETE")),
+    Route(W + "/users/{userId}/data", R + "UserData", ("GET", "DELETE")),
     Route(W + "/sessions", R + "Sessions", ("POST",), limits=WRITE),
     Route(W + "/sign-in/email", R + "EmailLink", ("POST",), limits=WRITE),
     Route(W + "/sign-in/email/redeem", R + "EmailLinkRedeem", ("POST",), limits=WRITE),
@@ -79,6 +83,7 @@ class Context(ServiceContext):
     mail_queue: MailQueue  # the mailer worker sends it
     passkeys: Passkeys
     oidc: OidcSignIn  # sign-in with the workspace's OpenID Connect provider
+    privacy: PersonalData  # a person's data: download and erasure
 
 
 def create_context(settings: Settings) -> Context:
@@ -94,6 +99,7 @@ def create_context(settings: Settings) -> Context:
     from people.models import ALIAS
     from people.oidc import OidcSignIn
     from people.passkeys import Passkeys
+    from people.privacy import PersonalData
     from people.repository import OidcRepository, PasskeyRepository, PeopleRepository
     from people.service import PeopleService
 
@@ -117,8 +123,10 @@ def create_context(settings: Settings) -> Context:
     service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, mail, config)
     passkeys = Passkeys(PasskeyRepository(store), service, config)
     oidc = OidcSignIn(service, OidcRepository(store), config)
+    holders = {spec.name: spec.personal_data for spec in load_services().values() if spec.personal_data}
+    privacy = PersonalData(service, service.repo, client, mail_queue, holders, settings.internal_secret)
     return Context(settings=settings, store=store, config=config, service=service, mail_queue=mail_queue,
-                   passkeys=passkeys, oidc=oidc)
+                   passkeys=passkeys, oidc=oidc, privacy=privacy)
 
 
 @hookimpl

@@ -9,6 +9,7 @@ runs its work in :meth:`unit_of_work`, whose ``tx`` reads in its transaction
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from bson import ObjectId
@@ -205,6 +206,47 @@ class PeopleRepository(Repository):
         """End a person's sessions on one workspace, or (``slug`` None) everywhere."""
         query = {"personId": person_id} if slug is None else {"personId": person_id, "workspace": slug}
         return Delete(self.sessions, query, many=True)
+
+    # -- a person's data (people.privacy) -----------------------------------------------------
+
+    def sessions_of(self, person_id: ObjectId) -> list[dict]:
+        return list(self.sessions.find({"personId": person_id}, {"workspace": 1, "method": 1, "createdAt": 1, "lastSeenAt": 1}))
+
+    def memberships_of(self, person_id: ObjectId) -> list[dict]:
+        return list(self.memberships.find({"personId": person_id}, session=self.session))
+
+    def passkeys_of_person(self, person_id: ObjectId) -> list[dict]:
+        return list(self.store.collection(Passkey).find({"personId": person_id}, {"workspace": 1, "name": 1, "createdAt": 1}))
+
+    def erase(self, person: dict | None, user_id: str, email: str | None, slug: str | None) -> list[Write]:
+        """Everything this service keeps about a user, on one workspace (``slug``) or
+        everywhere: their sessions, passkeys, links, invitations and claims go; audit entries
+        keep what happened with "Deleted user" for the name and no address. The person
+        themself goes when erased everywhere (``slug`` None)."""
+        here = {} if slug is None else {"workspace": slug}
+        writes: list[Write] = []
+        if person is not None:
+            oid = person["_id"]
+            writes += [Delete(self.sessions, {"personId": oid, **here}, many=True),
+                       Delete(self.store.collection(Passkey), {"personId": oid, **here}, many=True),
+                       Delete(self.store.collection(WebAuthnChallenge), {"personId": oid, **here}, many=True)]
+            if slug is None:
+                writes += [Delete(self.persons, {"_id": oid}), Delete(self.memberships, {"personId": oid}, many=True)]
+            else:
+                writes.append(Update(self.persons, {"_id": oid}, {"$pull": {"signedInTo": slug}}))
+        else:
+            writes.append(Delete(self.sessions, {"userId": user_id, **here}, many=True))
+        if email is not None:
+            writes += [Delete(self.links, {"email": email, **here}, many=True),
+                       Delete(self.link_requests, {"email": email, **here}, many=True),
+                       Delete(self.invitations, {"email": email, **here}, many=True),
+                       Update(self.audit, {"data.email": email, **here}, {"$set": {"data.email": None}}, many=True)]
+        claims = {"$regex": f" {re.escape(user_id)}$"} if slug is None else f"{slug} {user_id}"
+        writes += [Delete(self.companies_claims, {"_id": claims}, many=True),
+                   Update(self.audit, {"actor.id": user_id, **here}, {"$set": {"actor.name": contract.ERASED_NAME}}, many=True),
+                   Update(self.audit, {"data.member.id": user_id, **here},
+                          {"$set": {"data.member.name": contract.ERASED_NAME}}, many=True)]
+        return writes
 
     # -- sign-in settings --------------------------------------------------------------------
 

@@ -27,6 +27,35 @@ class Me(Resource):
         resp.media = self.service.update_me(req.context.caller, media(req))
 
 
+class MyData:
+    """GET /v1/me/data: everything kept about the caller; DELETE: erase them (people.privacy)."""
+
+    def __init__(self, context):
+        self.privacy = context.privacy
+
+    def on_get(self, req, resp):
+        resp.media = self.privacy.download(req.context.caller)
+
+    def on_delete(self, req, resp):
+        resp.media = self.privacy.erase_me(req.context.caller)
+        resp.status = falcon.HTTP_202  # the other services erase as the event reaches them
+
+
+class UserData:
+    """GET / DELETE /v1/workspaces/{slug}/users/{userId}/data: an owner's copy or erasure of
+    an end user's data on their workspace."""
+
+    def __init__(self, context):
+        self.privacy = context.privacy
+
+    def on_get(self, req, resp, slug, userId):
+        resp.media = self.privacy.download_user(req.context.caller, slug, userId)
+
+    def on_delete(self, req, resp, slug, userId):
+        resp.media = self.privacy.erase_user(req.context.caller, slug, userId)
+        resp.status = falcon.HTTP_202
+
+
 class SignOut(Resource):
     """POST /v1/me/sign-out: end this session."""
 

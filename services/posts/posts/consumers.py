@@ -1,13 +1,15 @@
 """Events the posts service consumes: workspace snapshots for its read model, companies' spend
 and members for the revenue behind each post (posts.revenue), and its own: a new post is
 compared with the others (suggested duplicates), a save of the triage settings rescores the
-workspace (posts.scores)."""
+workspace (posts.scores); and a person erased (posts.erasure)."""
 
 from __future__ import annotations
 
 from common.consumer import only
 from common.money import to_cents
-from posts.contract import COMPANIES_TOPIC, POST_CREATED, TOPIC, TRIAGE_UPDATED, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC
+from posts.contract import (
+    COMPANIES_TOPIC, PEOPLE_TOPIC, PERSON_ERASED, POST_CREATED, TOPIC, TRIAGE_UPDATED, WORKSPACE_SNAPSHOTS, WORKSPACES_TOPIC,
+)
 
 
 def handlers(context) -> dict:
@@ -35,7 +37,11 @@ def handlers(context) -> dict:
         elif event["type"] == TRIAGE_UPDATED:
             context.scores.rescore(slug)
 
+    def on_person_erased(event: dict) -> None:
+        context.erasure.erase(event["data"]["userId"], event["data"]["workspace"])
+
     return {
+        PEOPLE_TOPIC: only((PERSON_ERASED,), on_person_erased),
         WORKSPACES_TOPIC: only(WORKSPACE_SNAPSHOTS, on_workspace_event),
         COMPANIES_TOPIC: only(("company.updated", "company.deleted", "membership.changed"), on_companies_event),
         TOPIC: only((POST_CREATED, TRIAGE_UPDATED), on_posts_event),  # votes and comments are not ours to redo

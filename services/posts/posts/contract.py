@@ -10,8 +10,10 @@ EXPORT_KINDS = ("posts", "votes", "comments", "tags", "fields")
 IMPORT_KINDS = ("tags", "fields", "posts", "merges", "votes", "comments")
 # Its own topic too: a new post is compared with the others (suggested duplicates), and a save
 # of the triage settings rescores the workspace, after the write that says so commits.
-CONSUMES = ("feedback.workspaces", "feedback.companies", TOPIC)
-WORKSPACES_TOPIC, COMPANIES_TOPIC, _ = CONSUMES
+# And the people service's: a person erased (posts.erasure).
+CONSUMES = ("feedback.workspaces", "feedback.companies", TOPIC, "feedback.people")
+WORKSPACES_TOPIC, COMPANIES_TOPIC, _, PEOPLE_TOPIC = CONSUMES
+PERSON_ERASED = "person.erased"
 
 POST_CREATED = "post.created"
 POST_UPDATED = "post.updated"

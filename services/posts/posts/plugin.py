@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from posts.board import Board
     from posts.config import PostsConfig
     from posts.embeddings import LazyEmbedder
+    from posts.erasure import Erasure
     from posts.imports import Imports
     from posts.merges import Merges
     from posts.reads import Reads
@@ -57,6 +58,7 @@ ROUTES = [
     Route("/workspaces/{slug}/suggestions/{suggestionId}/accept", R + "SuggestionAccept", ("POST",)),
     Route("/workspaces/{slug}/suggestions/{suggestionId}/dismiss", R + "SuggestionDismiss", ("POST",)),
 ]
+PERSONAL_DATA = "/internal/posts/personal-data"
 INTERNAL_ROUTES = [
     Route("/internal/posts/lookup", R + "Lookup", ("POST",)),
     # Whether a board or a status has posts: the workspaces service deletes only one that has none.
@@ -68,6 +70,8 @@ INTERNAL_ROUTES = [
     Route("/internal/posts/export", R + "Export", ("POST",)),
     # A batch of posts, votes, comments, merges or tags an import brings (portability), no events.
     Route("/internal/posts/import", R + "Import", ("POST",)),
+    # What a person wrote and voted for, for their download of their data (people.privacy).
+    Route(PERSONAL_DATA, R + "PersonalData", ("POST",)),
 ]
 
 
@@ -87,6 +91,7 @@ class Context(ServiceContext):
     merges: Merges  # and suggested duplicates
     board: Board  # lists, search, roadmap, statistics; sibling services' lookups
     imports: Imports  # what an import brings (portability)
+    erasure: Erasure  # a person's data: listed, erased (docs/privacy.md)
 
     def start_api(self) -> None:
         self.workspaces.start_polling()  # mirror the read model in memory (API processes only)
@@ -125,6 +130,7 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
     database (``embedder`` None: semantic search off; ``people`` None: no people service)."""
     from posts.access import Access
     from posts.board import Board
+    from posts.erasure import Erasure
     from posts.imports import Imports
     from posts.merges import Merges
     from posts.reads import open_reads
@@ -146,6 +152,7 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
         merges=Merges(repo, access, workspaces, revenue, scores, reads, config),
         board=Board(repo, access, workspaces, scores, reads, config, embedder),
         imports=Imports(repo, scores, revenue),
+        erasure=Erasure(repo, votes),
     )
 
 
@@ -163,4 +170,5 @@ def register_service() -> ServiceSpec:
         models="posts.models:MODELS",
         workers={"embeddings": "posts.backfill:run"},
         openapi="posts:openapi.yaml",
+        personal_data=PERSONAL_DATA,
     )

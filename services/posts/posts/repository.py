@@ -316,6 +316,49 @@ class PostRepository(Repository):
         projection = {"terms": 0, "titleTerms": 0, "embedding": 0, "history": 0} if kind == "posts" else None
         return list(collection.find(query, projection=projection, sort=[("_id", 1)], limit=limit))
 
+    # -- a person's data (posts.erasure) -------------------------------------------------------
+
+    def written_by(self, kind: str, user: str, slug: str | None) -> list[dict]:
+        """The posts, comments or votes (``kind``) of ``user``, in one workspace or in all
+        (deleted ones too: they are still theirs)."""
+        collection = {"posts": self.posts, "votes": self.votes, "comments": self.comments}[kind]
+        query = {"userId" if kind == "votes" else "authorId": user, **({"workspace": slug} if slug else {})}
+        projection = {"terms": 0, "titleTerms": 0, "embedding": 0, "history": 0} if kind == "posts" else None
+        return list(collection.find(query, projection=projection, sort=[("_id", 1)]))
+
+    def acted_on(self, user: str, slug: str | None) -> list[dict]:
+        """Posts that name ``user`` as an actor: in their history, as who changed the status,
+        as owner, or as who deleted them."""
+        named = [{"history.actor.id": user}, {"statusChangedBy.id": user}, {"owner.id": user}, {"deletedBy.id": user}]
+        query = {"$or": named, **({"workspace": slug} if slug else {})}
+        return list(self.posts.find(query, {"workspace": 1, "history": 1, "statusChangedBy": 1, "owner": 1, "deletedBy": 1}))
+
+    def rename_actor(self, post: dict, user: str, name: str) -> list[Write]:
+        """``post`` with every mention of ``user`` as an actor renamed ``name``."""
+        def renamed(actor):
+            return {**actor, "name": name} if isinstance(actor, dict) and actor.get("id") == user else actor
+
+        change = {"history": [{**h, "actor": renamed(h.get("actor"))} for h in post.get("history", [])]}
+        for field in ("statusChangedBy", "owner", "deletedBy"):
+            if post.get(field) is not None:
+                change[field] = renamed(post[field])
+        return self._update_post(post["workspace"], post["_id"], {"$set": change})
+
+    def anonymize_post(self, post: dict, author_id: str, author: dict) -> list[Write]:
+        return self._update_post(post["workspace"], post["_id"], {"$set": {"authorId": author_id, "author": author}})
+
+    def anonymize_comments(self, user: str, slug: str | None, author_id: str, author: dict) -> list[Write]:
+        here = {"workspace": slug} if slug else {}
+        return [Update(self.comments, {"authorId": user, **here},
+                       {"$set": {"authorId": author_id, "author": author, "authorName": None}}, many=True),
+                Update(self.comments, {"deletedBy.id": user, **here}, {"$set": {"deletedBy.name": author["name"]}}, many=True),
+                Update(self.votes, {"addedBy.id": user, **here}, {"$set": {"addedBy.name": author["name"]}}, many=True),
+                Delete(self.member_views, {"userId": user, **here}, many=True)]
+
+    def drop_vote(self, vote: dict) -> Delete:
+        """A vote kept aside on a merged post (it counts nowhere): gone with no count to move."""
+        return Delete(self.votes, {"_id": vote["_id"]})
+
     def existing_ids(self, slug: str, oids: list[ObjectId]) -> set[str]:
         query = {"_id": {"$in": oids}, "workspace": slug, "deletedAt": None}
         return {str(d["_id"]) for d in self.posts.find(query, projection={"_id": 1})}

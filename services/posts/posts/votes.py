@@ -150,18 +150,7 @@ class Votes:
         user = access.identity(caller)
 
         def work(tx: PostRepository) -> dict:
-            doc = self._votable(tx, caller, slug, post_id)
-            companies, touched = self.revenue.voter(tx, slug, user)
-            # Counted only if the vote is there: if not, the check below aborts all of it.
-            revenue, counted = self.revenue.count(tx, slug, post_id, companies, -1)
-            merged = [m["id"] for m in doc.get("mergedPosts", [])]
-            after, count = self._counted(tx, slug, doc, -1, revenue)
-            event = {"postId": post_id, "userId": user, "voteCount": after["voteCount"]}
-            tx.add(*tx.withdraw_vote(user, post_id, merged), *touched, *counted, *count,
-                   tx.event(slug, contract.VOTE_DELETED, event))
-            if tx.flush()[0] != 1:
-                raise NotVoted()  # aborts: the counter and the event are undone
-            return after
+            return self.withdrawn(tx, slug, self._votable(tx, caller, slug, post_id), user)
 
         try:
             doc = self.repo.unit_of_work(work, hot_key=post_id)
@@ -169,6 +158,24 @@ class Votes:
             doc = self.access.visible(caller, slug, post_id)  # had not voted: nothing changes
         return shapes.post(doc, ws, False, access.is_manager(caller, slug), self.access.triage_of(slug, [doc]),
                            self.access.reader(caller, slug, ws))
+
+    def withdrawn(self, tx: PostRepository, slug: str, doc: dict, user: str) -> dict:
+        """``user``'s vote for the post ``doc`` withdrawn in the unit of work ``tx`` (and their
+        votes kept aside on the posts merged into it), its counts, revenue and score moved and
+        ``vote.deleted`` told; the post after it. NotVoted (which aborts all of it) when
+        ``user`` had no vote counting for it."""
+        post_id = str(doc["_id"])
+        companies, touched = self.revenue.voter(tx, slug, user)
+        # Counted only if the vote is there: if not, the check below aborts all of it.
+        revenue, counted = self.revenue.count(tx, slug, post_id, companies, -1)
+        merged = [m["id"] for m in doc.get("mergedPosts", [])]
+        after, count = self._counted(tx, slug, doc, -1, revenue)
+        event = {"postId": post_id, "userId": user, "voteCount": after["voteCount"]}
+        tx.add(*tx.withdraw_vote(user, post_id, merged), *touched, *counted, *count,
+               tx.event(slug, contract.VOTE_DELETED, event))
+        if tx.flush()[0] != 1:
+            raise NotVoted()  # aborts: the counter and the event are undone
+        return after
 
     def _counted(self, tx: PostRepository, slug: str, doc: dict, step: int, revenue: int) -> tuple[dict, list[Write]]:
         """The post with one vote more (``step`` 1) or less (-1) and its revenue moved by
