@@ -36,6 +36,7 @@ NAVIGATION = [
     Entry("/api-keys", "API keys"),
     Entry("/webhooks", "Webhooks"),
     Entry("/domain", "Custom domain"),
+    Entry("/widget", "Widget"),
     Entry("/imports", "Import"),
     Entry("/exports", "Export"),
     Entry("/audit", "Audit log"),
