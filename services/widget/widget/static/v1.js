@@ -53,7 +53,7 @@
     if (!token) return 'anonymous';
     try {
       const claims = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-      return 'user:' + String(claims.id || claims.sub || 'unknown');
+      return 'user:' + String(claims.id || claims.email || 'unknown'); // the user as the API names them
     } catch (e) { return 'unknown'; }
   };
   const seenKey = () => `feedback-widget:${slug}:changelog-seen:${viewer()}`;
