@@ -154,3 +154,20 @@ def test_a_team_member_is_removed_from_the_team_before_an_owner_erases_them(api,
     user_id = joined.json()["user"]["id"]
     assert_error(api.delete(f"{workspace.path}/users/{user_id}/data", key=workspace.key), 409)
     assert_error(api.delete(f"{workspace.path}/users/person:{'0' * 24}/data", key=workspace.key), 404)
+
+
+def test_a_workspace_that_deletes_what_erased_people_wrote_deletes_it(api, workspace):
+    ws = workspace
+    board = ws.board()
+    assert ws.settings(erasedUserContent="delete")["erasedUserContent"] == "delete"
+    user = ws.user_token("leaving")
+    team_post = api.post(f"{ws.path}/posts", key=ws.key, json={"boardSlug": board["slug"], "title": "Kept", "content": "x"}).json()
+    theirs = api.post(f"{ws.path}/posts", user=user, json={"boardSlug": board["slug"], "title": "Mine", "content": "secret plans"}).json()
+    assert api.post(f"{ws.path}/posts/{team_post['id']}/comments", user=user, json={"content": "me too"}).status_code == 201
+    assert_error(api.patch(f"{ws.path}/settings", key=ws.key, json={"erasedUserContent": "shred"}), 400)
+
+    assert api.delete(f"{ws.path}/users/sso:leaving/data", key=ws.key).status_code == 202
+    wait_for(lambda: api.get(f"{ws.path}/posts/{theirs['id']}", key=ws.key).status_code == 404, what="their post to be deleted")
+    kept = wait_for(lambda: (p := api.get(f"{ws.path}/posts/{team_post['id']}", key=ws.key).json())["commentCount"] == 0 and p,
+                    what="their comment to be deleted")
+    assert kept["title"] == "Kept"

@@ -290,6 +290,7 @@ class WorkspaceView(Document):
     anonComment = BooleanField(default=False)
     authorVotes = BooleanField(default=True)  # a new post's author, if a person, votes for it (posts.service)
     hideCustomerNames = BooleanField(default=False)  # end users see no other end user's name (posts.shapes.Reader)
+    erasedUserContent = StringField(default="keep")  # an erased person's posts and comments: keep or delete (posts.erasure)
     syncedAt = DateTimeField()  # server time of the last change, for the API processes' polling
     COLLECTION = "workspaces"
     meta = {"db_alias": ALIAS, "collection": COLLECTION, "indexes": ["syncedAt"]}

@@ -152,7 +152,7 @@ def wire(settings: Settings, repo: PostRepository, workspaces: Workspaces, confi
         merges=Merges(repo, access, workspaces, revenue, scores, reads, config),
         board=Board(repo, access, workspaces, scores, reads, config, embedder),
         imports=Imports(repo, scores, revenue),
-        erasure=Erasure(repo, votes),
+        erasure=Erasure(repo, votes, workspaces),
     )
 
 

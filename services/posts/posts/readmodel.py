@@ -61,6 +61,7 @@ class Snapshot:
     flags: dict = field(default_factory=dict)
     author_votes: bool = AUTHOR_VOTES_DEFAULT  # a new post's author, if a person, votes for it
     hide_customer_names: bool = False  # end users see no other end user's name or avatar (posts.shapes.Reader)
+    delete_erased: bool = False  # an erased person's posts and comments are deleted, not kept (posts.erasure)
 
     @classmethod
     def from_doc(cls, doc: dict) -> "Snapshot":
@@ -73,6 +74,7 @@ class Snapshot:
             flags={f: bool(doc.get(f, False)) for f in FLAGS},
             author_votes=bool(doc.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
             hide_customer_names=bool(doc.get("hideCustomerNames", False)),
+            delete_erased=doc.get("erasedUserContent") == "delete",
         )
 
     def board_by_slug(self, slug: str) -> dict | None:
@@ -250,5 +252,6 @@ class Workspaces:
             **{f: bool(data.get(f, False)) for f in FLAGS},
             "authorVotes": bool(data.get("authorVotes", AUTHOR_VOTES_DEFAULT)),
             "hideCustomerNames": bool(data.get("hideCustomerNames", False)),
+            "erasedUserContent": data.get("erasedUserContent", "keep"),
         }
         self.repo.store_workspace_view(slug, version, fields)

@@ -58,13 +58,15 @@ def test_an_owner_changes_the_settings_without_javascript(stack, workspace):
     # a change: every field of the main form, then the board and the API show it
     changed = owner.post("/admin/settings", main_form(page.text, csrf=form_csrf(page.text, action), name="Acme Ideas",
                                                       primaryColor="#0f766e", theme="dark", anonVote="on",
-                                                      authorVotes=None, brandVoice="Plain words, no hype."),
+                                                      authorVotes=None, brandVoice="Plain words, no hype.",
+                                                      erasedUserContent="delete"),
                          allow_redirects=False)
     assert changed.status_code == 303 and changed.headers["Location"] == action + "?done=saved"
     settings = settings_of(workspace)
     assert (settings["primaryColor"], settings["theme"], settings["anonVote"], settings["authorVotes"]) == \
         ("#0f766e", "dark", True, False)
     assert settings["brandVoice"] == "Plain words, no hype." and settings["anonSubmit"] is False
+    assert settings["erasedUserContent"] == "delete"
     assert workspace.api.get(workspace.path).json()["name"] == "Acme Ideas"
     shown = owner.get("/admin/settings?done=saved")
     assert 'role="status">Settings saved.' in shown.text and 'value="#0f766e"' in shown.text

@@ -25,6 +25,7 @@ SETTINGS_FIELDS = {
     "anonComment": bool,
     "authorVotes": bool,
     "hideCustomerNames": bool,
+    "erasedUserContent": str,
     "widgetOrigins": list,
     "widgetPosition": str,
     "widgetLabel": str,

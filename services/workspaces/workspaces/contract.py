@@ -38,8 +38,11 @@ SNAPSHOT = shape(
         "anonComment": BOOLEAN,
         "authorVotes": BOOLEAN,
         "hideCustomerNames": BOOLEAN,
+        "erasedUserContent": TEXT,
     }
 )
+# What becomes of an erased person's posts and comments (the posts service: posts.erasure).
+ERASED_USER_CONTENT = ("keep", "delete")
 CHANGELOG = shape(
     {
         "id": ID,

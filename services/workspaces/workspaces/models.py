@@ -49,6 +49,7 @@ class WorkspaceSettings(EmbeddedDocument):
     anonComment = BooleanField(default=False)
     authorVotes = BooleanField(default=True)  # a new post's author, if a person, is its first voter (posts service)
     hideCustomerNames = BooleanField(default=False)  # end users see no other end user's name (posts service)
+    erasedUserContent = StringField(default="keep")  # an erased person's posts and comments: keep or delete (posts service)
     widgetOrigins = ListField(StringField(), default=list)  # pages allowed to embed the widget (services/widget)
     widgetPosition = StringField(default="bottom-right")  # the widget's launcher: bottom-right or bottom-left
     widgetLabel = StringField(default="Feedback")  # the launcher's words, its accessible name

@@ -60,6 +60,14 @@ SETTINGS = obj(
                 "default); the team, and each person for their own posts and comments, still see them"
             ),
         },
+        "erasedUserContent": {
+            "type": "string",
+            "enum": list(contract.ERASED_USER_CONTENT),
+            "description": (
+                "what becomes of the posts and comments of a person who is erased (docs/privacy.md): \"keep\" "
+                "(the default) keeps them, written by \"Deleted user\"; \"delete\" deletes them"
+            ),
+        },
         "widgetOrigins": {
             "type": "array",
             "maxItems": WIDGET_ORIGINS_MAX,

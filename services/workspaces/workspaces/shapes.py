@@ -59,6 +59,7 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
         "anonComment": s.get("anonComment", False),
         "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
         "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
+        "erasedUserContent": s.get("erasedUserContent", "keep"),
         **widget(s),
         "brandVoice": s.get("brandVoice", ""),
         "ssoSecret": sso_secret,
@@ -206,4 +207,5 @@ def snapshot(doc: dict) -> dict:
         "anonComment": s.get("anonComment", False),
         "authorVotes": s.get("authorVotes", contract.AUTHOR_VOTES_DEFAULT),
         "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
+        "erasedUserContent": s.get("erasedUserContent", "keep"),
     }

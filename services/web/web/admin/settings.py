@@ -23,6 +23,8 @@ from web.resources import form, query
 from web.service import Visitor
 
 THEMES = (("light", "Light"), ("dark", "Dark"), ("system", "Follow the visitor's system"))
+# What becomes of an erased person's posts and comments (docs/privacy.md).
+ERASED_CHOICES = (("keep", "kept, written by “Deleted user”"), ("delete", "deleted"))
 FLAGS = (
     ("anonSubmit", "Anyone may submit ideas without signing in"),
     ("anonVote", "Anyone may vote without signing in"),
@@ -96,6 +98,7 @@ class SettingsSection(Section):
             "new_secret": new_secret,
             "themes": THEMES,
             "flags": FLAGS,
+            "erased_choices": ERASED_CHOICES,
             "logo_types": LOGO_TYPES,
             "max_logo_bytes": self.max_logo_bytes,
             "warning": contrast_warning(values.get("primaryColor") or ""),
@@ -115,6 +118,7 @@ class SettingsSection(Section):
             "hidePoweredBy": form.get("hidePoweredBy") == "on",
             "brandVoice": (form.get("brandVoice") or "").replace("\r\n", "\n"),
             **{name: form.get(name) == "on" for name, _ in FLAGS},
+            "erasedUserContent": form.get("erasedUserContent") or "keep",
         }
         settings = {k: v for k, v in typed.items() if k != "name"}
         try:
