@@ -99,7 +99,14 @@ def test_an_identified_person_submits_votes_once_follows_and_reads_the_changelog
     launcher(page).click()
     dialog = page.get_by_role("dialog", name="Acme")
     dialog.wait_for()
-    assert page.evaluate("document.querySelector('[data-feedback-widget]').shadowRoot.activeElement.textContent") == "Submit"
+    focused = "document.querySelector('[data-feedback-widget]').shadowRoot.activeElement"
+    assert page.evaluate(f"{focused}.textContent") == "Submit"
+    # The focus stays in the dialog: backwards from its first control to its last, and on.
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(f"{focused}.textContent") == "Send"
+    page.keyboard.press("Tab")
+    assert page.evaluate(f"{focused}.getAttribute('aria-label')") == "Close"
     dialog.get_by_label("Title").fill("Dark mode for the reports page")
     dialog.get_by_role("button", name=votes("Dark mode for reports", 0)).wait_for()
     dialog.get_by_label("Title").fill("Export to spreadsheets")

@@ -129,8 +129,8 @@ h2 { margin: 0; font-size: 17px; }
 h3 { margin: 0 0 4px; font-size: 15px; }
 .close { border: 0; background: none; cursor: pointer; font-size: 22px; line-height: 1; padding: 4px 8px; border-radius: 6px; }
 .close:hover, .ghost:hover { background: var(--fw-soft); }
-[role="tablist"] { display: flex; gap: 2px; padding: 0 10px; border-bottom: 1px solid var(--fw-line); overflow-x: auto; }
-[role="tab"] { border: 0; background: none; padding: 8px 8px; cursor: pointer; border-bottom: 3px solid transparent; color: var(--fw-muted); white-space: nowrap; }
+[role="tablist"] { display: flex; gap: 2px; padding: 0 8px; border-bottom: 1px solid var(--fw-line); overflow-x: auto; }
+[role="tab"] { border: 0; background: none; padding: 8px 5px; font-size: 14px; cursor: pointer; border-bottom: 3px solid transparent; color: var(--fw-muted); white-space: nowrap; }
 [role="tab"][aria-selected="true"] { color: var(--fw-text); border-bottom-color: var(--fw-primary); font-weight: 600; }
 [role="tabpanel"] { flex: 1; overflow-y: auto; padding: 12px 14px 16px; }
 label { display: block; font-weight: 600; margin: 10px 0 4px; }
