@@ -156,3 +156,31 @@ def test_the_post_roadmap_and_changelog_pages_pass_axe_at_390px_in_both_themes(s
     page.click("article.entry a:has-text('Accessible dark mode')")
     page.wait_for_load_state()
     assert page.locator("h1").inner_text() == "Accessible dark mode"
+
+
+def test_the_changelog_email_form_works_without_javascript(site, workspace, browser, page, maildir):
+    """"Get updates by email" in a browser without JavaScript: the form posts, and the page it
+    comes back to says what happens next (the same words for any address), axe-clean at 390 px
+    (checked in a browser with JavaScript: axe is a script); the address gets the mail to confirm."""
+    from testkit.mail import wait_for_mail
+
+    email = f"reader-{datetime.now().strftime('%H%M%S%f')}@example.com"
+    context = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    context.set_default_timeout(15_000)
+    try:
+        pg = context.new_page()
+        pg.goto(site.url() + "/changelog")
+        pg.get_by_label("Email address").fill(email)
+        pg.get_by_role("button", name="Subscribe").click()
+        pg.wait_for_url(re.compile(r"/changelog\?subscribe=sent"))
+        notice = pg.get_by_role("status").inner_text()
+        assert "If that address is not subscribed yet" in notice
+        shown = pg.url
+    finally:
+        context.close()
+    page.set_viewport_size(PHONE)
+    page.goto(shown)
+    assert page.get_by_role("status").inner_text() == notice
+    page.screenshot(path=str(screenshots() / "changelog-subscribed-phone.png"), full_page=True)
+    assert page_problems(page, "changelog subscribed") == []
+    assert "Confirm your subscription" in wait_for_mail(maildir, to=email, timeout=30)["Subject"]

@@ -39,6 +39,10 @@ PAGES = [
     # The changelog as feeds (web.feeds): Atom and JSON Feed, read as nobody.
     Route(B + "/changelog.atom", "web.feeds:ChangelogAtom", ("GET",)),
     Route(B + "/changelog.json", "web.feeds:ChangelogJson", ("GET",)),
+    # The changelog by email (web.subscriptions): the page's form, and the pages its mails link to.
+    Route(B + "/changelog/subscribe", "web.subscriptions:Subscribe", ("POST",)),
+    Route(B + "/changelog/confirm", "web.subscriptions:Confirm", ("GET", "POST")),
+    Route(B + "/changelog/unsubscribe", "web.subscriptions:Unsubscribe", ("GET", "POST")),
     Route(B + "/new", R + "NewPost", ("GET", "POST")),
     # The team's first board, from the board and submit pages of a workspace that has none.
     Route(B + "/boards", R + "Boards", ("POST",)),

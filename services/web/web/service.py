@@ -30,7 +30,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
 from common.validation import check
-from web import schemas, shapes
+from web import schemas, shapes, subscriptions
 from web.api import ApiClient, ApiError
 from web.contract import ANON_COOKIE, DRAFT_COOKIE, OIDC_COOKIE, SESSION_COOKIE
 from web.preferences import chosen_theme
@@ -469,7 +469,8 @@ class Site:
         if ids:  # one page of posts names them all (no call per post); unknown ones link by id
             for p in self._call(visitor, "GET", "/posts", query={"sort": "newest", "limit": 100})["items"]:
                 titles[p["id"]] = p["title"]
-        return Page("changelog.html", {**common, "entries": entries, "titles": titles})
+        return Page("changelog.html", {**common, "entries": entries, "titles": titles,
+                                       **subscriptions.form_state(self, visitor, params)})
 
     # ---- submitting ------------------------------------------------------------------
     def new_post_form(self, visitor: Visitor, params: dict, error: str | None = None, form: dict | None = None,
