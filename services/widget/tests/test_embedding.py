@@ -191,6 +191,14 @@ def test_expired_and_forged_tokens_are_refused_and_the_page_is_asked_for_a_fresh
     dialog.get_by_text("Your session has ended").wait_for()
     events = page.evaluate("window.seen")
     assert [e for e, _ in events] == ["tokenExpired"]
+    # Back to anonymous: the workspace takes no anonymous requests (anonSubmit is off), which the
+    # panel says in words, without asking the page for a token.
+    page.evaluate("FeedbackWidget.identify(null); FeedbackWidget.open('submit')")
+    dialog.get_by_label("Title").fill("An anonymous idea")
+    dialog.get_by_role("button", name="Send").click()
+    dialog.get_by_text("Sign in first").wait_for()
+    assert [e for e, _ in page.evaluate("window.seen")] == ["tokenExpired"]
+    assert "An anonymous idea" not in ws.api.get(f"{ws.path}/posts", key=ws.key).text
     # A token signed with another secret is refused by the gateway's check alike; the refusal
     # names the page's origin, so the page can read it.
     claims = {"id": "widget-4", "name": "Mallory", "exp": int(time.time()) + 600, "aud": ws.slug}

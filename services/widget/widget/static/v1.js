@@ -83,7 +83,11 @@
         refusedToken = token;
         emit('tokenExpired', { message });
       }
-      throw Object.assign(new Error(answer.status === 401 && token ? 'Your session has ended: reload the page or sign in again.' : message), { status: answer.status });
+      // A 401 says who the caller is not: a person's token refused, or an anonymous visitor where
+      // the workspace takes requests (anonSubmit) or votes (anonVote) from signed-in users only.
+      const said = answer.status !== 401 ? message
+        : token ? 'Your session has ended: reload the page or sign in again.' : 'Sign in first: only signed-in users can do this here.';
+      throw Object.assign(new Error(said), { status: answer.status });
     }
     return json;
   }
