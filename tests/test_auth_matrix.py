@@ -154,6 +154,14 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/notifications/delivery"): "manager",
     ("get", "/v1/workspaces/{slug}/notifications/suppressions"): "manager",
     ("delete", "/v1/workspaces/{slug}/notifications/suppressions/{address}"): "manager",
+    # the changelog by email: anyone subscribes an address, confirms or leaves by a mail's token;
+    # a signed-in person's own address is theirs; the list of addresses is the team's
+    ("post", "/v1/workspaces/{slug}/changelog/subscriptions"): "public",
+    ("get", "/v1/workspaces/{slug}/changelog/subscriptions"): "manager",
+    ("post", "/v1/workspaces/{slug}/changelog/subscriptions/confirm"): "public",
+    ("post", "/v1/workspaces/{slug}/changelog/subscriptions/unsubscribe"): "public",
+    ("get", "/v1/workspaces/{slug}/me/changelog-subscription"): "self",
+    ("put", "/v1/workspaces/{slug}/me/changelog-subscription"): "self",
 }
 
 

@@ -144,6 +144,7 @@ class ChangelogSubscriptions:
     def set_mine(self, caller: auth.Caller, slug: str, body) -> dict:
         """A signed-in person subscribes their own address, confirmed at once (it is the people
         service's address of theirs), or stops."""
+        require_person(caller)  # who may, before what they sent
         subscribed = check(body, schemas.MY_SUBSCRIPTION)["subscribed"]
         person, address = self._own_address(caller, slug)
         if subscribed:
