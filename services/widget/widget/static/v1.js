@@ -180,7 +180,7 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     theme = new CSSStyleSheet();
     root.adoptedStyleSheets = [sheet, theme];
     if (inline) host.setAttribute('data-inline', '');
-    else host.setAttribute('data-position', data.position === 'bottom-left' || config.position === 'bottom-left' ? 'bottom-left' : 'bottom-right');
+    else host.setAttribute('data-position', (data.position || config.position) === 'bottom-left' ? 'bottom-left' : 'bottom-right');
     const color = /^#[0-9a-f]{6}$/i.test(config.primaryColor) ? config.primaryColor : '#4f46e5';
     const on = config.onPrimary === '#000000' ? '#000000' : '#ffffff';
     theme.replaceSync(`:host { --fw-primary: ${color}; --fw-on-primary: ${on}; }`);
@@ -406,7 +406,7 @@ article p { margin: 4px 0 0; white-space: pre-line; }
       token = typeof newToken === 'string' && newToken ? newToken : null;
       if (!config) return;
       entries = null;
-      readChangelog().then(updateBadge, () => {});
+      if (!inline) readChangelog().then(updateBadge, () => {});
       if (inline || isOpen) show(tab);
     },
     open: (which) => open(which),
@@ -428,7 +428,7 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   call('GET', '/config').then((answer) => {
     config = answer;
     build();
-    readChangelog().then(updateBadge, () => {});
+    if (!inline) readChangelog().then(updateBadge, () => {}); // the launcher's unread count
     if (pending) { const which = pending; pending = null; open(which); }
   }, (e) => {
     if (typeof console !== 'undefined') console.warn(`FeedbackWidget: ${e.message}`);
