@@ -2,17 +2,19 @@
 address, gets one confirmation mail (and no second one while pending), confirms on the board's
 page, gets each entry published after that (with RFC 8058 one-click headers) until the mail
 provider's one-click POST; unconfirmed addresses get nothing, a follower who subscribed too gets
-one mail per entry, and a bad address is a JSON 400."""
+one mail per entry, and a bad address is a JSON 400. Then the parts without a platform: the
+address check, the tokens (each for its purpose; the confirmation expires), the hourly cap and
+the words an entry's mail quotes."""
 
 from __future__ import annotations
 
+import pytest
 import requests
 
-from testkit.api import assert_error
+from testkit.api import assert_error, wait_for
 from testkit.mail import html_of, link_in, messages
 
 from .helpers import Person, address, body, create_post, raw_header_lines, wait_for_notification
-from testkit.api import wait_for
 
 SUBSCRIPTIONS = "/changelog/subscriptions"
 
@@ -121,3 +123,63 @@ def test_refusals_are_json_errors(workspace, other_workspace):
     assert_error(ws.api.get(f"{ws.path}{SUBSCRIPTIONS}"), 401)
     assert_error(ws.api.get(f"{ws.path}{SUBSCRIPTIONS}", key=other_workspace.key), 403)
     assert_error(ws.api.get(f"{ws.path}/me/changelog-subscription"), 401)
+
+
+# -- the parts, without a platform -------------------------------------------------------------
+
+SECRET = "a-secret-long-enough-for-the-tokens-of-the-tests"
+
+
+def test_an_address_is_one_plain_address_kept_in_lower_case():
+    from common.errors import BadRequest
+    from notifications.subscriptions import address_of
+
+    assert address_of("Ann.Lee@Example.COM") == "ann.lee@example.com"
+    for bad in ("Ann <ann@example.com>", "ann@example.com, bob@example.com", "ann@localhost", "ann@@example.com", "a b@example.com"):
+        with pytest.raises(BadRequest):
+            address_of(bad)
+
+
+def test_each_token_serves_its_purpose_only_and_the_confirmation_expires(monkeypatch):
+    import itsdangerous.timed
+
+    from notifications.tokens import SubscriptionTokens, UnsubscribeTokens
+
+    tokens = SubscriptionTokens(SECRET, confirm_seconds=7 * 86400)
+    confirm, leave = tokens.confirm("acme", "ann@example.com", "n1"), tokens.unsubscribe("acme", "ann@example.com")
+    assert tokens.read_confirm(confirm) == ("acme", "ann@example.com", "n1")
+    assert tokens.read_unsubscribe(leave) == ("acme", "ann@example.com")
+    # A token of one purpose is worthless for another, and a forged one for any.
+    assert tokens.read_confirm(leave) is None and tokens.read_unsubscribe(confirm) is None
+    assert UnsubscribeTokens(SECRET).read(leave) is None
+    assert SubscriptionTokens("another-secret-of-the-same-length-for-tests", 60).read_unsubscribe(leave) is None
+    assert tokens.read_confirm(confirm[:-2] + ("AA" if not confirm.endswith("AA") else "BB")) is None
+    # Made eight days ago: the confirmation link has expired; an unsubscribe link never does.
+    real = itsdangerous.timed.time.time()
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: real - 8 * 86400)
+    old_confirm, old_leave = tokens.confirm("acme", "ann@example.com", "n1"), tokens.unsubscribe("acme", "ann@example.com")
+    monkeypatch.undo()
+    assert tokens.read_confirm(old_confirm) is None and tokens.read_unsubscribe(old_leave) == ("acme", "ann@example.com")
+
+
+def test_a_workspace_past_its_hourly_confirmations_is_refused_before_anything_is_kept():
+    from types import SimpleNamespace
+
+    from common.errors import TooManyRequests
+    from notifications.config import NotificationsConfig
+    from notifications.subscriptions import ChangelogSubscriptions
+
+    kept = []
+    repo = SimpleNamespace(confirmations_since=lambda slug, since: 300, add_pending=lambda *a: kept.append(a))
+    workspaces = SimpleNamespace(require=lambda slug: None)
+    service = ChangelogSubscriptions(repo, None, workspaces, None, None, NotificationsConfig(confirmations_per_hour=300))
+    with pytest.raises(TooManyRequests):
+        service.subscribe("acme", {"email": "ann@example.com"})
+    assert kept == []
+
+
+def test_the_entry_mail_quotes_the_words_of_its_markdown():
+    from notifications.subscriptions import plain
+
+    assert plain("## New\n\n- **Bold** `code` and [a link](https://example.com)\n> quoted ![logo](https://x/l.png)") == \
+        "New Bold code and a link quoted logo"
