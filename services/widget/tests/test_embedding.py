@@ -109,6 +109,7 @@ def test_an_identified_person_submits_votes_once_follows_and_reads_the_changelog
     assert page.evaluate(f"{focused}.getAttribute('aria-label')") == "Close"
     dialog.get_by_label("Title").fill("Dark mode for the reports page")
     dialog.get_by_role("button", name=votes("Dark mode for reports", 0)).wait_for()
+    page.screenshot(path=screenshots() / "widget-similar-posts.png")
     dialog.get_by_label("Title").fill("Export to spreadsheets")
     dialog.get_by_label("Details").fill("A button on every report.")
     dialog.get_by_label("Board").select_option(label="Feature requests")

@@ -131,6 +131,7 @@ button, input, select, textarea { font: inherit; color: inherit; }
 header { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 12px 14px 6px; }
 h2 { margin: 0; font-size: 17px; }
 h3 { margin: 0 0 4px; font-size: 15px; }
+form h3 { margin: 12px 0 0; font-size: 14px; }
 .close { border: 0; background: none; cursor: pointer; font-size: 22px; line-height: 1; padding: 4px 8px; border-radius: 6px; }
 .close:hover, .ghost:hover { background: var(--fw-soft); }
 [role="tablist"] { display: flex; gap: 2px; padding: 0 8px; border-bottom: 1px solid var(--fw-line); overflow-x: auto; }
