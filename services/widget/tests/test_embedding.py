@@ -173,6 +173,8 @@ def test_a_page_whose_origin_is_not_listed_gets_nothing(setup, page, stack):
     assert allowed.status == 204 and allowed.headers["Access-Control-Allow-Origin"] == host.url
     assert "Origin" in allowed.headers["Vary"] and "X-Feedback-User" in allowed.headers["Access-Control-Allow-Headers"]
     assert "Access-Control-Allow-Credentials" not in allowed.headers
+    unknown = http.request("GET", f"{stack.url}/widget/v1/{ws.slug}-gone/config", headers={"Origin": host.url})
+    assert unknown.status == 404 and "Access-Control-Allow-Origin" not in unknown.headers and set(unknown.json()) == {"error"}
     # The script itself is anyone's, cached and revalidated by its content's hash.
     script = http.request("GET", f"{stack.url}/widget/v1.js")
     assert script.status == 200 and script.headers["Content-Type"].startswith("text/javascript")
