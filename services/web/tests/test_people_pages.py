@@ -109,3 +109,23 @@ def test_the_account_page_renames_and_signs_out_everywhere(site, workspace):
     r = member.post("/account/sign-out-everywhere", {"csrf": csrf_of(member.get("/account").text)})
     assert r.status_code == 200 and "fb_session" not in member.http.cookies
     assert "Signed in as someone-else" in other_browser.get().text  # another person's sessions stay
+
+
+def test_a_person_downloads_their_data_and_erases_their_account_from_the_account_page(site, workspace, maildir):
+    email = "leaving-reader@example.com"
+    page = site.get("/sign-in")
+    site.post("/sign-in", {"csrf": form_csrf(page.text, f"/b/{workspace.slug}/sign-in"), "email": email})
+    link = mailed_link(maildir, email, f"/b/{workspace.slug}/sign-in/email?")
+    shown = site.get(link.split(f"/b/{workspace.slug}", 1)[1])
+    site.post("/sign-in/email", {"csrf": form_csrf(shown.text, f"/b/{workspace.slug}/sign-in/email"),
+                                 "token": re.search(r"token=([^&]+)", link).group(1)})
+    account = site.get("/account")
+    assert "Download everything kept about you" in account.text and "Erase my account" in account.text
+    data = site.get("/account/data")
+    assert data.status_code == 200 and "attachment" in data.headers["Content-Disposition"]
+    assert data.json()["person"]["email"] == email
+    unconfirmed = site.post("/account/data", {"csrf": csrf_of(account.text)})
+    assert unconfirmed.status_code == 400 and "fb_session" in site.http.cookies
+    erased = site.post("/account/data", {"csrf": csrf_of(site.get("/account").text), "confirm": "erase"})
+    assert erased.status_code == 200 and "Your data is erased" in erased.text and "fb_session" not in site.http.cookies
+    assert workspace.api.get("/me/data", key=workspace.key).status_code == 403  # an API key has no data of its own

@@ -60,6 +60,7 @@ PAGES = [
     Route(B + "/account/passkeys", R + "Passkeys", ("POST",)),
     Route(B + "/account/passkeys/{passkeyId}/remove", R + "PasskeyRemove", ("POST",)),
     Route(B + "/account/sign-out-everywhere", R + "SignOutEverywhere", ("POST",)),
+    Route(B + "/account/data", R + "MyData", ("GET", "POST")),
     Route(B + "/account/notifications", R + "Notifications", ("GET", "POST")),
     # A mail's unsubscribe link (and its List-Unsubscribe header's one-click POST, RFC 8058).
     Route(B + "/unsubscribe", R + "Unsubscribe", ("GET", "POST")),
@@ -95,6 +96,7 @@ PAGES = [
     Route(B + "/admin/domain", A + "domain:Domain", ("GET", "POST")),
     Route(B + "/admin/domain/verify", A + "domain:DomainVerify", ("POST",)),
     Route(B + "/admin/domain/remove", A + "domain:DomainRemove", ("POST",)),
+    Route(B + "/admin/widget", A + "widget:Widget", ("GET", "POST")),
     Route(B + "/admin/exports", A + "exports:Exports", ("GET", "POST")),
     Route(B + "/admin/exports/{exportId}/download", A + "exports:ExportDownload", ("GET",)),
     # The form uploads the file to import: the import route's limit, not MAX_BODY_BYTES.

@@ -81,6 +81,8 @@ class PageResource:
         if isinstance(answer, Json):
             resp.status = answer.status
             resp.media = answer.body
+            if answer.filename:
+                resp.downloadable_as = answer.filename
             return
         resp.content_type = falcon.MEDIA_HTML
         if isinstance(answer, Redirect):
@@ -257,6 +259,16 @@ class Account(PageResource):
 
     def on_post(self, req, resp, slug):
         self.respond(req, resp, slug, self.site.account_update, form(req))
+
+
+class MyData(PageResource):
+    """GET: the visitor's data as a file; POST: erase them (the API's /v1/me/data)."""
+
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.my_data)
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, self.site.erase_me, form(req))
 
 
 class PasskeyRegistrationOptions(PageResource):

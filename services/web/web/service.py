@@ -793,6 +793,24 @@ class Site:
         visitor.cookies.append((SESSION_COOKIE, None, 0))
         return Redirect(f"/b/{visitor.slug}")
 
+    # ---- a person's data: download it, erase them (docs/privacy.md) ---------------------------
+    def my_data(self, visitor: Visitor):
+        if visitor.kind == "anonymous":
+            return Redirect(self._sign_in_path(visitor, f"/b/{visitor.slug}/account"))
+        return Json(self.api.call("GET", "/me/data", visitor.identity), filename=f"my-data-{visitor.slug}.json")
+
+    def erase_me(self, visitor: Visitor, form: dict):
+        self.check_csrf(visitor, form)
+        self._require_person(visitor)
+        if form.get("confirm") != "erase":
+            raise BadRequest("tick the box to confirm that your account and data should be erased")
+        common = self._common(visitor)
+        answer = self.api.call("DELETE", "/me/data", visitor.identity)
+        visitor.cookies.append((SESSION_COOKIE, None, 0))
+        # The page is shown to nobody in particular: the person it was for is gone.
+        return Page("account_erased.html", {**common, "visitor": self.anonymous(visitor.slug, {}),
+                                            "everywhere": answer.get("workspace") is None})
+
     # ---- notifications: preferences and a mail's unsubscribe link ---------------------------
     def notifications(self, visitor: Visitor, params: dict, error: str | None = None, status: int = 200):
         if visitor.kind == "anonymous":

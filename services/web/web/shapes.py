@@ -45,6 +45,7 @@ class Json:
 
     body: dict
     status: int = 200
+    filename: str | None = None  # offered as a file to save (a person's data), not shown
 
 
 @dataclass
