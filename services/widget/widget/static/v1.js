@@ -346,7 +346,8 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     const body = h('div');
     const choice = (name, text) => h('button', { type: 'button', class: 'ghost', 'aria-pressed': String(sort === name), text,
       onclick: () => { sort = name; show('posts'); } });
-    tabPanel.append(h('div', { class: 'row', role: 'group', 'aria-label': 'Order' }, choice('top', 'Top'), choice('newest', 'New')), body, message);
+    const board = h('p', { class: 'meta' }, h('a', { href: config.boardUrl, target: '_blank', rel: 'noopener', text: 'Every request, on the board' }));
+    tabPanel.append(h('div', { class: 'row', role: 'group', 'aria-label': 'Order' }, choice('top', 'Top'), choice('newest', 'New')), body, board, message);
     load(body, async () => list((await call('GET', `/posts?sort=${sort}`)).items, 'No requests yet: be the first.'));
   }
 
