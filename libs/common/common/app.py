@@ -27,6 +27,7 @@ from common.errors import FeedbackError, PayloadTooLarge, Unauthorized
 from common.idempotency import Idempotency
 from common.ids import canonical_id
 from common.plugins import ServiceContext, ServiceSpec, resolve
+from common.public_api import ApiError
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,11 @@ def _handle_feedback_error(req, resp, ex: FeedbackError, params):
     _json_answer(resp, ex.status, {"error": ex.message} if ex.errors is None else {"error": ex.message, "errors": ex.errors})
 
 
+def _handle_api_error(req, resp, ex: ApiError, params):
+    """The ``/v1`` call a front service made for this request was refused: its status and message."""
+    _json_answer(resp, ex.status, {"error": ex.message})
+
+
 def _handle_database_down(req, resp, ex: PyMongoError, params):
     log.warning("database unavailable: %s", ex)
     resp.set_header("Retry-After", "1")
@@ -219,6 +225,7 @@ def create_app(
     app.add_error_handler(Exception, _handle_unexpected)
     app.add_error_handler(ConnectionFailure, _handle_database_down)
     app.add_error_handler(FeedbackError, _handle_feedback_error)
+    app.add_error_handler(ApiError, _handle_api_error)
     app.add_route("/healthz", Health())
     app.add_route("/readyz", Ready(checks or {}, required_checks))
     app.add_route("/metrics", MetricsEndpoint())
@@ -226,10 +233,13 @@ def create_app(
 
 
 def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceContext | None = None) -> falcon.App:
-    """Build a service's app from its spec: public routes under /v1, internal ones as-is."""
+    """Build a service's app from its spec: public routes under /v1, internal ones as-is. A
+    service without a database (a front service: ``context.store`` None) is ready when alive,
+    unless its context names ``readiness()`` checks, and keeps no idempotency records."""
     context = context if context is not None else spec.create_context(settings)
     context.start_api()
-    checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)}
+    stored = context.store is not None
+    checks = {"mongodb": context.store.ping, "kafka": kafka_reachable(settings)} if stored else {}
     # A service may stay out of rotation while it warms up: its context's optional ``readiness``.
     warming = context.readiness() if hasattr(context, "readiness") else {}
     middleware = [
@@ -239,9 +249,10 @@ def create_service_app(settings: Settings, spec: ServiceSpec, context: ServiceCo
                      max([settings.max_body_bytes, *(r.max_body for r in (*spec.routes, *spec.pages) if r.max_body)])),
         RoundTrips(),
         CanonicalIds(),
-        Idempotency(context.store.db, settings.idempotency_seconds),
+        *([Idempotency(context.store.db, settings.idempotency_seconds)] if stored else []),
     ]
-    app = create_app(spec.name, middleware=middleware, checks={**checks, **warming}, required_checks=["mongodb", *warming])
+    app = create_app(spec.name, middleware=middleware, checks={**checks, **warming},
+                     required_checks=[*(["mongodb"] if stored else []), *warming])
     for route in spec.routes:
         app.add_route("/v1" + route.template, resolve(route.resource)(context))
     for route in (*spec.internal_routes, *spec.pages):

@@ -99,9 +99,7 @@ async def _handle_feedback_error(req, resp, ex: FeedbackError, params, ws=None):
 
 
 async def _handle_api_error(req, resp, ex: ApiError, params, ws=None):
-    """The ``/v1`` call a front service made for this request was refused: its status and message."""
-    resp.status = ex.status
-    resp.media = {"error": ex.message}
+    wsgi_kit._handle_api_error(req, resp, ex, params)
 
 
 async def _handle_unexpected(req, resp, ex: Exception, params, ws=None):

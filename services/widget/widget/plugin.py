@@ -2,8 +2,8 @@
 proxies outside /v1 (``/widget/...``).
 
 Declarative: the gateway and ``feedback init`` read this spec without importing the service's
-code. No database: the widget is a client of the public API, like the MCP server, and an ASGI
-app of the kit's (``common.asgi``). The panel's routes let the person's token, the anonymous id
+code. No database: the widget is a client of the public API, like the board site, served by the
+kit's WSGI app (so ``make run`` serves it in its one process). The panel's routes let the person's token, the anonymous id
 and a CORS preflight's headers through (``Route.headers``); the gateway forwards their OPTIONS
 requests, so the service answers preflights itself, from the workspace's ``widgetOrigins``.
 """
@@ -59,5 +59,4 @@ def register_service() -> ServiceSpec:
         name="widget",
         context="widget.plugin:create_context",
         pages=PAGES,
-        asgi="common.asgi:create_service_app",
     )

@@ -1,20 +1,16 @@
-"""The widget's pages, answered by the kit's ASGI app (``common.asgi``: the gateway's signature,
+"""The widget's pages, answered by the kit's app (``common.app``: the gateway's signature,
 request ids, metrics, one ``{"error"}`` shape, an ``ApiError`` answered with the API's status).
 
 ``GET /widget/v1.js`` is the script a host page includes (one file, the same for everyone).
 ``/widget/v1/{slug}/...`` is the panel's JSON API: every request, its CORS preflight included,
 is checked against the workspace's ``widgetOrigins`` first (``widget.origins``); the answer
-names the page's origin only when it may read it. The public API is called in a worker thread
-(its client is a blocking one), so the event loop keeps serving."""
+names the page's origin only when it may read it."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from importlib.resources import files
-
-import anyio.to_thread
 
 from common.errors import BadRequest
 from common.public_api import CLIENT_HEADER
@@ -27,10 +23,6 @@ SCRIPT = "v1.js"
 SCRIPT_MAX_AGE = 86_400
 
 
-async def _run(function, *args, **kwargs):
-    return await anyio.to_thread.run_sync(functools.partial(function, *args, **kwargs))
-
-
 class Script:
     """``GET /widget/v1.js``: the widget, cached by browsers and revalidated by its content hash."""
 
@@ -38,7 +30,7 @@ class Script:
         self.body = (files("widget") / "static" / SCRIPT).read_bytes()
         self.etag = '"' + hashlib.sha256(self.body).hexdigest()[:32] + '"'
 
-    async def on_get(self, req, resp):
+    def on_get(self, req, resp):
         resp.set_header("ETag", self.etag)
         resp.set_header("Cache-Control", f"public, max-age={SCRIPT_MAX_AGE}")
         resp.set_header("X-Content-Type-Options", "nosniff")
@@ -63,20 +55,20 @@ class Endpoint:
     def __init__(self, context):
         self.widget = context.widget
 
-    async def on_options(self, req, resp, slug, **params):
+    def on_options(self, req, resp, slug, **params):
         origin = req.get_header("Origin")
-        await _run(self.widget.check_origin, slug, origin, req.get_header(CLIENT_HEADER))
+        self.widget.check_origin(slug, origin, req.get_header(CLIENT_HEADER))
         if origin:
             for name, value in origins.preflight_headers(origin).items():
                 resp.set_header(name, value)
         resp.status = 204
 
-    async def open(self, req, resp, slug) -> tuple[dict, dict]:
+    def open(self, req, resp, slug) -> tuple[dict, dict]:
         """The workspace's branding and the ``/v1`` identity of the panel's user, once the page's
         origin may call; the answer's CORS headers set (an API refusal keeps them, so the panel
         reads it: a 401 for an expired token asks the page for a fresh one)."""
         origin, client = req.get_header("Origin"), req.get_header(CLIENT_HEADER)
-        branding = await _run(self.widget.check_origin, slug, origin, client)
+        branding = self.widget.check_origin(slug, origin, client)
         if origin:
             for name, value in origins.answer_headers(origin).items():
                 resp.set_header(name, value)
@@ -92,45 +84,45 @@ def _body(req):
 
 
 class Config(Endpoint):
-    async def on_get(self, req, resp, slug):
-        branding, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.config, slug, branding, who)
+    def on_get(self, req, resp, slug):
+        branding, who = self.open(req, resp, slug)
+        resp.media = self.widget.config(slug, branding, who)
 
 
 class Posts(Endpoint):
-    async def on_get(self, req, resp, slug):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.posts, slug, who, req.get_param("sort") or "top")
+    def on_get(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.posts(slug, who, req.get_param("sort") or "top")
 
-    async def on_post(self, req, resp, slug):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.submit, slug, who, _body(req))
+    def on_post(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.submit(slug, who, _body(req))
         resp.status = 201
 
 
 class Similar(Endpoint):
-    async def on_get(self, req, resp, slug):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.similar, slug, who, req.get_param("q"))
+    def on_get(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.similar(slug, who, req.get_param("q"))
 
 
 class Mine(Endpoint):
-    async def on_get(self, req, resp, slug):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.mine, slug, who)
+    def on_get(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.mine(slug, who)
 
 
 class Vote(Endpoint):
-    async def on_post(self, req, resp, slug, postId):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.vote, slug, who, postId, True)
+    def on_post(self, req, resp, slug, postId):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.vote(slug, who, postId, True)
 
-    async def on_delete(self, req, resp, slug, postId):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.vote, slug, who, postId, False)
+    def on_delete(self, req, resp, slug, postId):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.vote(slug, who, postId, False)
 
 
 class Changelog(Endpoint):
-    async def on_get(self, req, resp, slug):
-        _, who = await self.open(req, resp, slug)
-        resp.media = await _run(self.widget.changelog, slug, who)
+    def on_get(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.changelog(slug, who)
