@@ -7,7 +7,7 @@ TOPIC = "feedback.posts"
 # What a workspace's export reads of this service (POST /internal/posts/export).
 EXPORT_KINDS = ("posts", "votes", "comments", "tags", "fields")
 # What an import writes here, in this order (POST /internal/posts/import, posts.imports).
-IMPORT_KINDS = ("tags", "fields", "posts", "merges", "votes", "comments")
+IMPORT_KINDS = ("tags", "fields", "posts", "merges", "votes", "comments", "recount")
 # Its own topic too: a new post is compared with the others (suggested duplicates), and a save
 # of the triage settings rescores the workspace, after the write that says so commits.
 # And the people service's: a person erased (posts.erasure).

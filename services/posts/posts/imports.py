@@ -14,6 +14,7 @@ import re
 import time
 from collections import Counter
 from datetime import datetime, timezone
+from typing import Iterator
 
 from bson import ObjectId
 from bson.errors import InvalidId
@@ -29,6 +30,15 @@ from posts.revenue import Revenue
 from posts.scores import Scores
 
 DUPLICATE_KEY = 11000
+# Values one $in query names at most: the local MongoDB stand-in answers a $in of n values on an
+# index in time growing faster than n (votes by countsFor: 10 values 14 ms, 100 values 0.6 s,
+# 500 values 13 s), so a batch asks in chunks (a round trip each: nothing for MongoDB itself).
+IN_CHUNK = 10
+# A post's counts its recount is written on condition of (someone voted or commented meanwhile: it
+# is counted again), and what the recount reads of it.
+GUARDED = ("voteCount", "commentCount", "privateCommentCount")
+RECOUNTED = {**SCORED, "mergedInto": 1, "moderationState": 1, "commentCount": 1, "privateCommentCount": 1, "listed": 1,
+             "lastCommentAt": 1, "lastCommentByTeam": 1}
 TAG_COLORS = ("#64748b",)  # an imported tag's colour: neutral, the team recolours it
 
 
@@ -44,6 +54,14 @@ def import_key(slug: str, source: str, source_id) -> str:
     """What keys an imported document: its workspace, the source and its id there (the same
     file imported into two workspaces is two sets of documents)."""
     return f"{slug}/{source}:{source_id}"
+
+
+def find_in(collection, field: str, values, query: dict | None = None, projection: dict | None = None) -> Iterator[dict]:
+    """The documents of ``collection`` whose ``field`` is one of ``values`` (and that match
+    ``query``), asked IN_CHUNK values at a time."""
+    values = list(values)
+    for start in range(0, len(values), IN_CHUNK):
+        yield from collection.find({**(query or {}), field: {"$in": values[start:start + IN_CHUNK]}}, projection=projection)
 
 
 def fitting_fields(settings: triage.Settings, given) -> dict:
@@ -74,6 +92,8 @@ class Imports:
         touched: set[ObjectId] = set()
         if kind in ("tags", "fields"):
             return self._triage(slug, kind, items)
+        if kind == "recount":
+            return self._recount(slug, items)
         batched = {"posts": self._posts_batch, "votes": self._votes_batch, "comments": self._comments_batch}.get(kind)
         if batched is not None:
             batched(slug, source, items, touched, ids, errors)
@@ -85,7 +105,23 @@ class Imports:
                     ids[str(item["sourceId"])] = our
             except (KeyError, ValueError, TypeError, LookupError) as ex:
                 errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
-        self.recount_all(slug, touched)
+        if fields.get("recount", True):
+            self.recount_all(slug, touched)
+        return {"ids": ids, "errors": errors}
+
+    def _recount(self, slug: str, items: list[dict]) -> dict:
+        """``{sourceId, postId}`` each: these posts counted again (an import that sent its votes
+        and comments with ``recount: false`` asks at its end, so a post is counted once rather
+        than after every batch that touched it: a Canny file lists votes newest first, a post's
+        scattered over the whole file)."""
+        ids, errors, oids = {}, [], set()
+        for item in items:
+            try:
+                oids.add(ObjectId(item["postId"]))
+                ids[str(item["sourceId"])] = str(item["postId"])
+            except (KeyError, TypeError, InvalidId) as ex:
+                errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
+        self.recount_all(slug, oids)
         return {"ids": ids, "errors": errors}
 
     # -- tags and fields: the workspace's triage settings gain the ones it lacks -----------------
@@ -201,8 +237,8 @@ class Imports:
                 wanted.append((item, *self._post_values(slug, source, item, settings)))
             except (KeyError, ValueError, TypeError) as ex:
                 errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
-        found = {d["importKey"]: d["_id"] for d in self.repo.posts.find(
-            {"workspace": slug, "importKey": {"$in": [key for _, key, _ in wanted]}}, projection={"importKey": 1})}
+        found = {d["importKey"]: d["_id"] for d in find_in(self.repo.posts, "importKey", [key for _, key, _ in wanted],
+                                                            {"workspace": slug}, {"importKey": 1})}
         writes, again, written = [], [], set()
         for item, key, values in wanted:
             if key in written:  # twice in this batch: the later one updates the first, on its own
@@ -296,14 +332,18 @@ class Imports:
                 errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
         post_oids = list({oid for _, oid, _ in wanted})
         users = list({user for _, _, user in wanted})
-        posts = {d["_id"]: d for d in self.repo.posts.find({"_id": {"$in": post_oids}, "workspace": slug}, projection={"mergedInto": 1})}
-        companies = {d["userId"]: d.get("companies", []) for d in self.repo.member_views.find(
-            {"_id": {"$in": [f"{slug} {u}" for u in users]}})}
-        existing = {(d["postId"], d["userId"]): d for d in self.repo.votes.find(
-            {"postId": {"$in": post_oids}, "userId": {"$in": users}}, projection={"postId": 1, "userId": 1, "countsFor": 1})}
+        posts = {d["_id"]: d for d in find_in(self.repo.posts, "_id", post_oids, {"workspace": slug}, {"mergedInto": 1})}
+        companies = {d["userId"]: d.get("companies", []) for d in find_in(self.repo.member_views, "_id", [f"{slug} {u}" for u in users])}
+        # The votes on these posts and those counting for them, the voters picked here (a $in of
+        # the voters too made the stand-in seek every pair).
+        voters = set(users)
+        existing = {(d["postId"], d["userId"]): d for d in find_in(self.repo.votes, "postId", post_oids,
+                                                                   projection={"postId": 1, "userId": 1, "countsFor": 1})
+                    if d["userId"] in voters}
         targets = {str(p["mergedInto"]["id"]) if p.get("mergedInto") else str(oid) for oid, p in posts.items()}
-        counted = {(d["countsFor"], d["userId"]): d["_id"] for d in self.repo.votes.find(
-            {"countsFor": {"$in": list(targets)}, "userId": {"$in": users}}, projection={"countsFor": 1, "userId": 1})}
+        counted = {(d["countsFor"], d["userId"]): d["_id"] for d in find_in(self.repo.votes, "countsFor", targets,
+                                                                            projection={"countsFor": 1, "userId": 1})
+                   if d["userId"] in voters}
         writes, written = [], []
         for item, post_oid, user in wanted:
             post = posts.get(post_oid)
@@ -385,9 +425,9 @@ class Imports:
             keys.append(import_key(slug, source, item.get("sourceId")))
             if item.get("parentSourceId"):
                 keys.append(import_key(slug, source, item["parentSourceId"]))
-        posts = {d["_id"] for d in self.repo.posts.find({"_id": {"$in": list(post_oids)}, "workspace": slug}, projection={"_id": 1})}
-        known = {d["importKey"]: d for d in self.repo.comments.find({"workspace": slug, "importKey": {"$in": keys}},
-                                                                     projection={"importKey": 1, "path": 1, "depth": 1})}
+        posts = {d["_id"] for d in find_in(self.repo.posts, "_id", post_oids, {"workspace": slug}, {"_id": 1})}
+        known = {d["importKey"]: d for d in find_in(self.repo.comments, "importKey", keys, {"workspace": slug},
+                                                    {"importKey": 1, "path": 1, "depth": 1})}
         writes = []
         for item in items:
             try:
@@ -420,17 +460,83 @@ class Imports:
 
     def recount_all(self, slug: str, oids: set[ObjectId]) -> None:
         """Votes, comments (public and private, and the last public one), revenue and score of
-        the posts a batch touched, from what is stored, all of them in one unit of work: a few
-        reads for the batch (the posts, an aggregation of the votes counting for each, the
-        companies behind them, the comments), then one write a post and one a company count
-        that changed, in one round trip. A merged post keeps the count of its own votes (as a
-        merge leaves it), shown beside it on the post it went into."""
+        the posts a batch touched, from what is stored: a few reads for the whole batch (the
+        posts, an aggregation of the votes counting for each, the companies behind them, the
+        comments), then one write a post and one a company count that changed, all in one round
+        trip; a post whose values are those stored already (a post just written, a file imported
+        again) is not written. A merged post keeps the count of its own votes (as a merge leaves
+        it), shown beside it on the post it went into.
+
+        Not one transaction: a batch's posts are being given their title vectors by the posts
+        worker meanwhile, and a transaction over hundreds of them conflicted until it gave up.
+        Each post's write is instead conditional on the counts it was read with: a post whose
+        counts changed in between (someone voted or commented) is counted again on its own, in
+        a transaction, as a vote counts it."""
         if not oids:
             return
         pids = [str(oid) for oid in oids]
+        tally = self._comment_tally(list(oids))
+        repo = self.repo
+        posts = {str(d["_id"]): d for d in find_in(repo.posts, "_id", oids, {"workspace": slug}, RECOUNTED)}
+        # One read of the votes counting for these posts: how many each, and their companies.
+        votes: Counter = Counter()
+        companies: dict[str, Counter] = {pid: Counter() for pid in pids}
+        for vote in find_in(repo.votes, "countsFor", pids, projection={"countsFor": 1, "companies": 1}):
+            votes[vote["countsFor"]] += 1
+            companies[vote["countsFor"]].update(vote.get("companies") or ())
+        merged = [ObjectId(pid) for pid, post in posts.items() if post.get("mergedInto")]
+        own = Counter(vote["postId"] for vote in find_in(repo.votes, "postId", merged, projection={"postId": 1}))
+        before: dict[str, dict[str, int]] = {pid: {} for pid in pids}
+        for row in find_in(repo.post_companies_, "postId", pids):
+            before[row["postId"]][row["companyId"]] = row["voters"]
+        named = set().union(*companies.values())
+        spends = {d["companyId"]: d.get("spendCents", 0) for d in find_in(repo.company_views, "_id", [f"{slug} {c}" for c in named])}
+        writes, guarded, clocks = [], [], Counter()
+        for pid, post in posts.items():
+            oid, counted_by = ObjectId(pid), companies[pid]
+            for company in set(counted_by) | set(before[pid]):  # as Revenue.retally writes them
+                if counted_by[company] != before[pid].get(company, 0):
+                    writes.append(repo.set_company_voters(slug, pid, company, counted_by[company]))
+                if (counted_by[company] > 0) != (before[pid].get(company, 0) > 0):
+                    writes.append(repo.touch_company(slug, company, 1 if counted_by[company] else -1))
+            into = post.get("mergedInto")
+            count = own.get(oid, 0) if into else votes.get(pid, 0)
+            revenue = 0 if into else sum(spends.get(c, 0) for c in counted_by)
+            values = self._counted(slug, repo, post, count, revenue, tally[oid])
+            if all(post.get(k) == v for k, v in values.items() if k != "changedAt"):
+                continue  # as stored already (a new post, a file imported again): a post's write is the costly one
+            guarded.append((len(writes), oid))
+            writes.append(Update(repo.posts, {"_id": oid, **{k: post.get(k) for k in GUARDED}}, {"$set": values}))
+            if into:
+                writes.append(Update(repo.posts, {"_id": ObjectId(into["id"]), "mergedPosts.id": pid},
+                                     {"$set": {"mergedPosts.$.voteCount": count}}))
+            clocks[clock_id(slug, int(pid, 16) % CLOCKS)] += 1
+        writes += [Update(repo.clock_docs, {"_id": clock}, {"$inc": {"n": n}}, upsert=True) for clock, n in clocks.items()]
+        matched = repo.store.write(None, writes)
+        for index, oid in guarded:
+            if not matched[index]:
+                self.recount(slug, oid)
+
+    def recount(self, slug: str, oid: ObjectId) -> None:
+        """One post's votes, comments, revenue and score, in one transaction."""
+        pid, tally = str(oid), self._comment_tally([oid])[oid]
+
+        def work(tx: PostRepository) -> None:
+            post = tx.posts.find_one({"_id": oid, "workspace": slug}, projection=RECOUNTED, session=tx.session)
+            if post is None:
+                return
+            into = post.get("mergedInto")
+            count = tx.votes.count_documents({"postId": oid} if into else {"countsFor": pid}, session=tx.session)
+            revenue, writes = self.revenue.retally(tx, slug, pid)
+            tx.add(*writes, *tx._update_post(slug, oid, {"$set": self._counted(slug, tx, post, count, 0 if into else revenue, tally)}))
+
+        self.repo.unit_of_work(work, hot_key=pid)
+
+    def _comment_tally(self, oids: list[ObjectId]) -> dict[ObjectId, dict]:
+        """Each post's public and private comments and its last public one, in one read."""
         tally: dict[ObjectId, dict] = {oid: {"public": 0, "private": 0, "last": None} for oid in oids}
-        for c in self.repo.comments.find({"postId": {"$in": list(oids)}, "deletedAt": None},
-                                         projection={"postId": 1, "isPrivate": 1, "createdAt": 1, "isTeamMember": 1}):
+        for c in find_in(self.repo.comments, "postId", oids, {"deletedAt": None},
+                         {"postId": 1, "isPrivate": 1, "createdAt": 1, "isTeamMember": 1}):
             counts = tally[c["postId"]]
             if c.get("isPrivate"):
                 counts["private"] += 1
@@ -438,55 +544,18 @@ class Imports:
             counts["public"] += 1
             if counts["last"] is None or c["createdAt"] > counts["last"]["createdAt"]:
                 counts["last"] = c
+        return tally
 
-        def work(tx: PostRepository) -> None:
-            posts = {str(d["_id"]): d for d in tx.posts.find({"_id": {"$in": list(oids)}, "workspace": slug},
-                                                              projection={**SCORED, "mergedInto": 1, "moderationState": 1},
-                                                              session=tx.session)}
-            votes = self._grouped(tx, {"countsFor": {"$in": pids}}, "$countsFor")
-            merged = [ObjectId(pid) for pid, post in posts.items() if post.get("mergedInto")]
-            own = self._grouped(tx, {"postId": {"$in": merged}}, "$postId") if merged else {}
-            companies: dict[str, Counter] = {pid: Counter() for pid in pids}
-            for vote in tx.votes.find({"countsFor": {"$in": pids}, "companies.0": {"$exists": True}},
-                                      projection={"countsFor": 1, "companies": 1}, session=tx.session):
-                companies[vote["countsFor"]].update(vote["companies"])
-            before: dict[str, dict[str, int]] = {pid: {} for pid in pids}
-            for row in tx.post_companies_.find({"postId": {"$in": pids}}, session=tx.session):
-                before[row["postId"]][row["companyId"]] = row["voters"]
-            named = set().union(*companies.values())
-            spends = tx.spends(slug, list(named)) if named else {}
-            writes, clocks = [], Counter()
-            for pid, post in posts.items():
-                oid, counted_by = ObjectId(pid), companies[pid]
-                for company in set(counted_by) | set(before[pid]):  # as Revenue.retally writes them
-                    if counted_by[company] != before[pid].get(company, 0):
-                        writes.append(tx.set_company_voters(slug, pid, company, counted_by[company]))
-                    if (counted_by[company] > 0) != (before[pid].get(company, 0) > 0):
-                        writes.append(tx.touch_company(slug, company, 1 if counted_by[company] else -1))
-                into = post.get("mergedInto")
-                count = own.get(oid, 0) if into else votes.get(pid, 0)
-                revenue = 0 if into else sum(spends.get(c, 0) for c in counted_by)
-                counts = tally[oid]
-                values = {"voteCount": count, "revenueCents": revenue, "commentCount": counts["public"],
-                          "privateCommentCount": counts["private"],
-                          **self.scores.of(tx, slug, {**post, "voteCount": count, "revenueCents": revenue}),
-                          "listed": post.get("moderationState") == contract.APPROVED and not into, "changedAt": time.time_ns()}
-                if counts["last"] is not None:
-                    values.update(lastCommentAt=counts["last"]["createdAt"], lastCommentByTeam=bool(counts["last"].get("isTeamMember")))
-                writes.append(Update(tx.posts, {"_id": oid}, {"$set": values}))
-                if into:
-                    writes.append(Update(tx.posts, {"_id": ObjectId(into["id"]), "mergedPosts.id": pid},
-                                         {"$set": {"mergedPosts.$.voteCount": count}}))
-                clocks[clock_id(slug, int(pid, 16) % CLOCKS)] += 1
-            tx.add(*writes, *(Update(tx.clock_docs, {"_id": clock}, {"$inc": {"n": n}}, upsert=True) for clock, n in clocks.items()))
-
-        self.repo.unit_of_work(work)
-
-    @staticmethod
-    def _grouped(tx: PostRepository, match: dict, by: str) -> dict:
-        """How many votes match, by ``by`` (a field path), in one aggregation."""
-        return {g["_id"]: g["n"] for g in tx.votes.aggregate([{"$match": match}, {"$group": {"_id": by, "n": {"$sum": 1}}}],
-                                                              session=tx.session)}
+    def _counted(self, slug: str, repo: PostRepository, post: dict, votes: int, revenue: int, comments: dict) -> dict:
+        """What a post's recount sets: its counts, score, whether it is listed, its last comment."""
+        values = {"voteCount": votes, "revenueCents": revenue, "commentCount": comments["public"],
+                  "privateCommentCount": comments["private"],
+                  **self.scores.of(repo, slug, {**post, "voteCount": votes, "revenueCents": revenue}),
+                  "listed": post.get("moderationState") == contract.APPROVED and not post.get("mergedInto"),
+                  "changedAt": time.time_ns()}
+        if comments["last"] is not None:
+            values.update(lastCommentAt=comments["last"]["createdAt"], lastCommentByTeam=bool(comments["last"].get("isTeamMember")))
+        return values
 
     def _ticks(self, slug: str, oids: list[ObjectId]) -> None:
         """Move the change clocks of these posts (each clock once, by how many of them it keeps)."""

@@ -159,7 +159,9 @@ ROADMAP_LIMIT = integer(1, contract.ROADMAP_LIMIT[1], contract.ROADMAP_LIMIT[0],
 # A batch of what an import brings (the portability service sends it; posts.imports).
 IMPORT = obj(
     {"workspace": string(100, 1), "source": string(20, 1, pattern=r"^[a-z]+$"), "kind": choice(contract.IMPORT_KINDS),
-     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000}},
+     "items": {"type": "array", "items": {"type": "object"}, "maxItems": 1000},
+     "recount": {"type": "boolean", "default": True,
+                 "description": "false: the posts the batch touched are not counted again now (kind recount does it later)"}},
     required=("workspace", "source", "kind", "items"),
 )
 
