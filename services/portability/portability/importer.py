@@ -94,6 +94,17 @@ class Run:
         }):
             raise LostClaim()
 
+    def recount_posts(self, post_ids: Iterable[str]) -> None:
+        """Each of these posts (our ids) counted once (votes, comments, revenue, score), a batch
+        at a time, after everything that touches them was sent with ``recount=False``."""
+        for batch in batches(post_ids, self.importer.config.import_batch):
+            Owner(self.importer.client, "posts").ask(
+                "POST", "/internal/posts/import",
+                {"workspace": self.workspace, "source": self.source, "kind": "recount",
+                 "items": [{"sourceId": pid, "postId": pid} for pid in batch]},
+                what=f"count the imported posts of '{self.workspace}'")
+            self.renew()
+
     def keeping(self, items: Iterable, every: int = 20_000) -> Iterator:
         """``items``, the lease renewed every ``every`` of them (the first pass writes nothing else)."""
         for n, item in enumerate(items, 1):
@@ -102,14 +113,15 @@ class Run:
             yield item
 
     def send(self, service: str, kind: str, items: list[dict], names: Callable[[dict], str], count_as: str | None = None,
-             progress: bool = True) -> dict[str, str]:
+             progress: bool = True, recount: bool = True) -> dict[str, str]:
         """Write ``items`` (each with its ``sourceId``) through ``service``; our ids by theirs.
-        Items refused are errors named by ``names(item)``."""
+        Items refused are errors named by ``names(item)``. ``recount=False``: the posts service
+        leaves the posts the batch touched to count at the end (``recount_posts``)."""
         if not items:
             return {}
         body = Owner(self.importer.client, service).ask(
             "POST", f"/internal/{service}/import",
-            {"workspace": self.workspace, "source": self.source, "kind": kind, "items": items},
+            {"workspace": self.workspace, "source": self.source, "kind": kind, "items": items, **({} if recount else {"recount": False})},
             what=f"import the {kind} of '{self.workspace}'")
         by_source = {str(i["sourceId"]): i for i in items}
         for refused in body.get("errors", []):
@@ -177,7 +189,7 @@ class Importer(Jobs):
         while waiting:
             before = len(waiting)
             for batch in batches(waiting, size):
-                run.send("posts", "comments", batch, lambda i: f"comments (id {i['sourceId']})", progress=False)
+                run.send("posts", "comments", batch, lambda i: f"comments (id {i['sourceId']})", progress=False, recount=False)
             waiting, run.deferred = run.deferred, []
             if len(waiting) == before:
                 for item in waiting:
@@ -282,20 +294,20 @@ class Importer(Jobs):
                     run.skip(label, "its board is not in the file")
                     continue
                 items.append(item)
-            posts.update(run.send("posts", "posts", items, lambda i: labels[i["sourceId"]]))
+            posts.update(run.send("posts", "posts", items, lambda i: labels[i["sourceId"]], recount=False))
 
         # Merges: a merged post Canny lists only inside the post it went into is imported first.
         for batch in batches(merged, size):
             missing = [post_item(child, board=boards.get(str((child.get("board") or {}).get("id"))) or board, status="closed")
                        for child_id, into, child, board in batch if child_id not in posts and into in posts and child.get("title")]
-            posts.update(run.send("posts", "posts", [i for i in missing if i["boardId"]], post_name, progress=False))
+            posts.update(run.send("posts", "posts", [i for i in missing if i["boardId"]], post_name, progress=False, recount=False))
             items = []
             for child_id, into, _, _ in batch:
                 if child_id in posts and into in posts:
                     items.append({"sourceId": child_id, "postId": posts[child_id], "intoId": posts[into]})
                 else:
                     run.skip(f"merges (post {child_id} into {into})", "one of the two posts was not imported")
-            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})")
+            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})", recount=False)
 
         for position, batch in _numbered_batches(canny.items("votes"), size):
             items, labels = [], {}
@@ -311,7 +323,7 @@ class Importer(Jobs):
                     continue
                 items.append({"sourceId": str(v.get("id")), "postId": post_id, "userId": identity, "name": name,
                               "createdAt": v.get("created")})
-            run.send("posts", "votes", items, lambda i: labels[i["sourceId"]])
+            run.send("posts", "votes", items, lambda i: labels[i["sourceId"]], recount=False)
 
         for position, batch in _numbered_batches(canny.items("comments"), size):
             items, labels = [], {}
@@ -325,8 +337,9 @@ class Importer(Jobs):
                               "content": c.get("value") or "", "authorId": person(c.get("author"))[0],
                               "author": author(c.get("author")), "isPrivate": bool(c.get("internal") or c.get("private")),
                               "createdAt": c.get("created")})
-            run.send("posts", "comments", items, lambda i: labels[i["sourceId"]])
+            run.send("posts", "comments", items, lambda i: labels[i["sourceId"]], recount=False)
         self._deferred_comments(run, size)
+        run.recount_posts(dict.fromkeys(posts.values()))
 
         for batch in batches(canny.items("entries"), size):
             items = [{"sourceId": str(e.get("id")), "title": e.get("title"),
@@ -422,7 +435,7 @@ class Importer(Jobs):
                               "owner": {"id": owner_id, "name": owner.get("name") or ""} if owner_id != "anonymous" else None})
                 if p.get("mergedInto"):
                     merged.append((str(p["id"]), str(p["mergedInto"])))
-            posts.update(run.send("posts", "posts", items, named("posts")))
+            posts.update(run.send("posts", "posts", items, named("posts"), recount=False))
         for batch in batches(merged, size):
             items = []
             for child, into in batch:
@@ -430,7 +443,7 @@ class Importer(Jobs):
                     items.append({"sourceId": child, "postId": posts[child], "intoId": posts[into]})
                 else:
                     run.skip(f"merges (post {child} into {into})", "one of the two posts was not imported")
-            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})")
+            run.send("posts", "merges", items, lambda i: f"merges (post {i['sourceId']})", recount=False)
 
         for batch in batches(ours.items("votes"), size):
             items = []
@@ -442,7 +455,7 @@ class Importer(Jobs):
                     continue
                 items.append({"sourceId": v.get("id"), "postId": post_id, "userId": voter, "name": v.get("name"),
                               "createdAt": v.get("createdAt")})
-            run.send("posts", "votes", items, named("votes"))
+            run.send("posts", "votes", items, named("votes"), recount=False)
 
         for batch in batches(ours.items("comments"), size):
             items = []
@@ -456,8 +469,9 @@ class Importer(Jobs):
                               "author": {**(author(c.get("author")) or {"name": None, "avatarUrl": None}),
                                          "team": bool(c.get("isTeamMember"))} if c.get("author") or c.get("isTeamMember") else None,
                               "isPrivate": bool(c.get("isPrivate")), "createdAt": c.get("createdAt")})
-            run.send("posts", "comments", items, named("comments"))
+            run.send("posts", "comments", items, named("comments"), recount=False)
         self._deferred_comments(run, size)
+        run.recount_posts(dict.fromkeys(posts.values()))
 
         for batch in batches(ours.items("changelogs"), size):
             run.send("workspaces", "changelogs", [
