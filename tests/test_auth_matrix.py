@@ -149,6 +149,8 @@ ACCESS = {
     ("get", "/v1/workspaces/{slug}/posts/{postId}/follow"): "self",
     ("put", "/v1/workspaces/{slug}/posts/{postId}/follow"): "self",
     ("get", "/v1/workspaces/{slug}/me/notifications"): "self",
+    ("get", "/v1/workspaces/{slug}/me/changelog-seen"): "self",
+    ("put", "/v1/workspaces/{slug}/me/changelog-seen"): "self",
     ("patch", "/v1/workspaces/{slug}/me/notifications"): "self",
     ("post", "/v1/workspaces/{slug}/notifications/unsubscribe"): "public",
     ("get", "/v1/workspaces/{slug}/notifications/delivery"): "manager",

@@ -30,7 +30,8 @@ class Erasure:
         kept = self.repo.kept_about(user, slug)
         return {
             "follows": [{**f, "at": iso(f.get("at"))} for f in kept["follows"]],
-            "preferences": [{**p, "updatedAt": iso(p.get("updatedAt"))} for p in kept["preferences"]],
+            "preferences": [{**p, "updatedAt": iso(p.get("updatedAt")), "changelogSeenAt": iso(p.get("changelogSeenAt"))}
+                            for p in kept["preferences"]],
         }
 
     def erase(self, data: dict) -> None:

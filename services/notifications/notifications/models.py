@@ -62,6 +62,7 @@ class Preferences(Document):
     personId = StringField(required=True)
     choices = DictField()  # only what the person changed
     updatedAt = DateTimeField(required=True)
+    changelogSeenAt = DateTimeField(null=True)  # their last look at the changelog (the widget's unread badge)
     COLLECTION = "preferences"
     meta = {"db_alias": ALIAS, "collection": COLLECTION}
 

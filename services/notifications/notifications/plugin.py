@@ -39,6 +39,8 @@ ROUTES = [
     Route(W + "/changelog/subscriptions/confirm", R + "ChangelogSubscriptionConfirm", ("POST",), limits={"POST": "write"}),
     Route(W + "/changelog/subscriptions/unsubscribe", R + "ChangelogSubscriptionUnsubscribe", ("POST",), limits={"POST": "write"}),
     Route(W + "/me/changelog-subscription", R + "MyChangelogSubscription", ("GET", "PUT")),
+    # The person's last look at the changelog (the widget's unread badge, on every device).
+    Route(W + "/me/changelog-seen", R + "MyChangelogSeen", ("GET", "PUT")),
 ]
 PERSONAL_DATA = "/internal/notifications/personal-data"
 # A person's follows and preferences, for their download of their data (people.privacy).

@@ -51,8 +51,8 @@ class NotificationsRepository:
         return {
             "follows": list(self.follows.find({"personId": person_id, **here}, {"_id": 0, "workspace": 1, "postId": 1,
                                                                              "following": 1, "reason": 1, "at": 1})),
-            "preferences": list(self.preferences.find({"personId": person_id, **here}, {"_id": 0, "workspace": 1,
-                                                                                     "choices": 1, "updatedAt": 1})),
+            "preferences": list(self.preferences.find({"personId": person_id, **here}, {"_id": 0, "workspace": 1, "choices": 1,
+                                                                                     "updatedAt": 1, "changelogSeenAt": 1})),
         }
 
     def by_address(self, collection: str, slug: str | None) -> list[dict]:
@@ -165,6 +165,17 @@ class NotificationsRepository:
             upsert=True,
         )
         return self.choices(slug, [person_id])[person_id]
+
+    def changelog_seen(self, slug: str, person_id: str):
+        doc = self.preferences.find_one({"_id": preferences_id(slug, person_id)}, projection={"changelogSeenAt": 1})
+        return (doc or {}).get("changelogSeenAt")
+
+    def see_changelog(self, slug: str, person_id: str, at) -> None:
+        """Their last look is ``at``, unless a later one was kept (two devices at once)."""
+        self.preferences.update_one({"_id": preferences_id(slug, person_id)},
+                                    {"$max": {"changelogSeenAt": at},
+                                     "$setOnInsert": {"workspace": slug, "personId": person_id, "updatedAt": at}},
+                                    upsert=True)
 
     # -- status mail of a post ------------------------------------------------------------
 

@@ -34,6 +34,16 @@ class MyNotifications(Resource):
         resp.media = self.service.update_preferences(req.context.caller, slug, media(req))
 
 
+class MyChangelogSeen(Resource):
+    """GET / PUT /v1/workspaces/{slug}/me/changelog-seen: the person's last look at the changelog."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.changelog_seen(req.context.caller, slug)
+
+    def on_put(self, req, resp, slug):
+        resp.media = self.service.see_changelog(req.context.caller, slug)
+
+
 class Unsubscribe(Resource):
     """POST /v1/workspaces/{slug}/notifications/unsubscribe: a mail's one-click unsubscribe."""
 

@@ -9,6 +9,7 @@ Whether a caller may see a post is the posts service's decision, asked, not copi
 from __future__ import annotations
 
 from common import auth
+from common.ids import iso, now
 from common.errors import BadRequest, Forbidden, NotFound, Unauthorized
 from common.mail import MailQueue, parse_address
 from common.validation import check
@@ -60,6 +61,19 @@ class NotificationsService:
         self.workspaces.require(slug)
         choices = self.repo.change_choices(slug, person, changes) if changes else self.repo.choices(slug, [person])[person]
         return shapes.preferences(slug, choices, caller.is_manager_of(slug))
+
+    def changelog_seen(self, caller: auth.Caller, slug: str) -> dict:
+        """When the person last looked at the changelog (None: never), kept for them across
+        devices: the widget's unread badge counts the entries published since."""
+        person = require_person(caller)
+        self.workspaces.require(slug)
+        return {"seenAt": iso(self.repo.changelog_seen(slug, person))}
+
+    def see_changelog(self, caller: auth.Caller, slug: str) -> dict:
+        person = require_person(caller)
+        self.workspaces.require(slug)
+        self.repo.see_changelog(slug, person, now())
+        return self.changelog_seen(caller, slug)
 
     def unsubscribe(self, slug: str, body) -> dict:
         """A mail's one-click unsubscribe: no sign-in, the signed token says who."""

@@ -157,6 +157,44 @@ def test_an_identified_person_submits_votes_once_follows_and_reads_the_changelog
     assert violations == []
 
 
+def test_a_persons_last_look_at_the_changelog_follows_them_to_another_device(setup, browser):
+    """Kept by the platform for a person (a token with an address): a second browser, with
+    nothing in its storage, shows the entry read on the first."""
+    ws, host, _ = setup
+    token = ws.user_token("widget-devices", email=f"devices-{time.time_ns()}@example.com")
+    devices = [browser.new_context() for _ in range(2)]
+    try:
+        first, second = (device.new_page() for device in devices)
+        for pg in (first, second):
+            pg.set_default_timeout(15_000)
+        first.goto(host.url + "/")
+        launcher(first).wait_for()
+        first.evaluate("t => FeedbackWidget.identify(t)", token)
+        first.get_by_role("button", name="Feedback (1 unread update)").click()
+        dialog = first.get_by_role("dialog", name="Acme")
+        dialog.get_by_role("tab", name="Changelog").click()
+        dialog.get_by_role("heading", name="Exports are here").wait_for()
+        seen = lambda: ws.api.get(f"{ws.path}/me/changelog-seen", user=token).json()["seenAt"]  # noqa: E731
+        deadline = time.monotonic() + 10
+        while seen() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert seen() is not None
+        second.goto(host.url + "/")
+        launcher(second).wait_for()
+        second.evaluate("t => FeedbackWidget.identify(t)", token)
+        # Once the changelog is read on this device (the platform's last look kept with it), the
+        # launcher counts nothing unread.
+        kept = "() => Object.keys(localStorage).some(k => k.endsWith('changelog-seen:user:widget-devices'))"
+        deadline = time.monotonic() + 15
+        while not second.evaluate(kept) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert second.evaluate(kept)
+        second.get_by_role("button", name="Feedback", exact=True).wait_for()
+    finally:
+        for device in devices:
+            device.close()
+
+
 def test_a_page_whose_origin_is_not_listed_gets_nothing(setup, page, stack):
     ws, host, stranger = setup
     with page.expect_console_message(lambda m: "FeedbackWidget" in m.text):  # its configuration was refused

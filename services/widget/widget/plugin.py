@@ -34,6 +34,7 @@ PAGES = [
     Route(W + "/similar", R + "Similar", ("GET",), headers=PANEL_HEADERS),
     Route(W + "/mine", R + "Mine", ("GET",), headers=PANEL_HEADERS),
     Route(W + "/changelog", R + "Changelog", ("GET",), headers=PANEL_HEADERS),
+    Route(W + "/changelog/seen", R + "ChangelogSeen", ("POST",), headers=PANEL_HEADERS),
 ]
 
 

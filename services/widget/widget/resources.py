@@ -126,3 +126,9 @@ class Changelog(Endpoint):
     def on_get(self, req, resp, slug):
         _, who = self.open(req, resp, slug)
         resp.media = self.widget.changelog(slug, who)
+
+
+class ChangelogSeen(Endpoint):
+    def on_post(self, req, resp, slug):
+        _, who = self.open(req, resp, slug)
+        resp.media = self.widget.seen(slug, who)

@@ -11,7 +11,7 @@ import threading
 from cachetools import TTLCache
 
 from common.errors import BadRequest, Forbidden
-from common.public_api import CLIENT_HEADER, ApiClient
+from common.public_api import CLIENT_HEADER, ApiClient, ApiError
 from widget import origins, shapes
 
 USER_HEADER = "X-Feedback-User"
@@ -93,8 +93,24 @@ class Widget:
         return shapes.post(post, self.base, slug)
 
     def changelog(self, slug: str, identity: dict) -> dict:
+        """The published entries, and, for a person the page identified, their last look at them
+        as the platform keeps it (their other devices' looks count too); null otherwise."""
         entries = self.api.call("GET", f"/workspaces/{slug}/changelogs", identity, {"limit": 20})["items"]
-        return {"items": shapes.changelog(entries, self.base, slug)}
+        return {"items": shapes.changelog(entries, self.base, slug), "seenAt": self._seen(slug, identity, "GET")}
+
+    def seen(self, slug: str, identity: dict) -> dict:
+        """The person looked at the changelog now (kept by the notifications service)."""
+        return {"seenAt": self._seen(slug, identity, "PUT")}
+
+    def _seen(self, slug: str, identity: dict, method: str) -> str | None:
+        if USER_HEADER not in identity:
+            return None  # an anonymous visitor's look is their browser's to keep
+        try:
+            return self.api.call(method, f"/workspaces/{slug}/me/changelog-seen", identity)["seenAt"]
+        except ApiError as ex:
+            if ex.status == 403:
+                return None  # an SSO user without an address: no person to keep it for
+            raise
 
 
 def identity(user_token: str | None, anonymous_id: str | None, client: str | None) -> dict:

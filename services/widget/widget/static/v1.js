@@ -352,7 +352,10 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   }
 
   async function readChangelog() {
-    entries = (await call('GET', '/changelog')).items;
+    const answer = await call('GET', '/changelog');
+    entries = answer.items;
+    // An identified person's last look as the platform keeps it (their other devices' too).
+    if (answer.seenAt && answer.seenAt > (stored(seenKey()) || '')) stored(seenKey(), answer.seenAt);
     return entries;
   }
 
@@ -361,7 +364,10 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     tabPanel.append(body, message);
     load(body, async () => {
       const items = await readChangelog();
-      if (items.length) stored(seenKey(), items[0].publishedAt); // read now: nothing is unread
+      if (items.length) {
+        stored(seenKey(), items[0].publishedAt); // read now: nothing is unread
+        if (token) call('POST', '/changelog/seen').catch(() => {}); // ... on their other devices too
+      }
       updateBadge();
       if (!items.length) return h('p', { class: 'empty', text: 'Nothing announced yet.' });
       return h('div', {}, items.map((e) => h('article', {},
