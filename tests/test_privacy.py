@@ -83,6 +83,8 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     assert r.status_code == 201, r.text
     assert api.put(f"{ws.path}/companies/acme", key=ws.key, json={"name": "Acme", "monthlySpend": 500}).status_code in (200, 201)
     assert api.post(f"{ws.path}/companies/acme/members", key=ws.key, json={"email": email}).status_code in (200, 201)
+    # Their address on the changelog's list (a confirmation mail to the address, not the person).
+    assert api.post(f"{ws.path}/changelog/subscriptions", json={"email": email}).status_code == 202
     # A mail that names them, kept in the mail queue: their post's status changes.
     statuses = api.get(f"{ws.path}/statuses", key=ws.key).json()["items"]
     other = next(s["slug"] for s in statuses if s["slug"] != mine["status"]["slug"])

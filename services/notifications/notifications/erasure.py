@@ -1,7 +1,8 @@
 """A person's data in the notifications service (docs/privacy.md): their follows and
 preferences for their download (``POST /internal/notifications/personal-data``), and, when
 ``person.erased`` comes (people.privacy), all of it gone: follows, preferences, digest lines,
-changelog subscriptions, suppressions of their address, and their mail, queued or sent.
+changelog subscriptions, suppressions of their address, and their mail, queued or sent (to
+them as a person, and to their address as a subscriber).
 
 What is kept by address (suppressions, subscriptions) is found by the event's keyed digest of
 the address (common.addresses.address_digest): the address itself never travels. Mail is
@@ -37,14 +38,19 @@ class Erasure:
     def erase(self, data: dict) -> None:
         user, slug, digest = data["userId"], data["workspace"], data.get("addressDigest")
 
-        def matching(collection: str) -> list:
+        def matching(collection: str) -> list[dict]:
             if not digest:
                 return []
-            return [doc["_id"] for doc in self.repo.by_address(collection, slug)
-                    if _digest(self.secret, doc.get("address")) == digest]
+            return [doc for doc in self.repo.by_address(collection, slug) if _digest(self.secret, doc.get("address")) == digest]
 
-        self.repo.forget_person(user, slug, matching("suppressions"), matching("subscriptions"))
+        suppressed, subscribed = matching("suppressions"), matching("subscriptions")
+        subscribed += self.repo.subscriptions_of(user, slug)  # their own address, subscribed signed in
+        self.repo.forget_person(user, slug, [d["_id"] for d in suppressed], [d["_id"] for d in subscribed])
+        # Mail to a person is keyed by their id; mail to an address (the changelog's
+        # subscribers) is found by the address its subscription held.
         mails = self.queue.forget_keys(f":{re.escape(user)}$")
+        for address in {d["address"] for d in (*suppressed, *subscribed) if d.get("address")}:
+            mails += self.queue.forget_address(address, slug)
         log.info("erased %s in %s (%d mails)", user, slug or "every workspace", mails)
 
 

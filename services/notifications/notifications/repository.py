@@ -61,6 +61,10 @@ class NotificationsRepository:
         kept = {"suppressions": self.suppressions, "subscriptions": self.subscriptions}[collection]
         return list(kept.find({"workspace": slug} if slug else {}, {"address": 1}))
 
+    def subscriptions_of(self, person_id: str, slug: str | None) -> list[dict]:
+        """The changelog subscriptions a person made of their own address while signed in."""
+        return list(self.subscriptions.find({"personId": person_id, **({"workspace": slug} if slug else {})}, {"address": 1}))
+
     def forget_person(self, person_id: str, slug: str | None, suppressions: list, subscriptions: list) -> None:
         """Everything kept about ``person_id`` (in ``slug``, or everywhere) gone, with the
         suppressions and subscriptions of their address (by id)."""
