@@ -33,6 +33,8 @@ DUPLICATE_KEY = 11000
 # Values one $in query names at most: the local MongoDB stand-in answers a $in of n values on an
 # index in time growing faster than n (votes by countsFor: 10 values 14 ms, 100 values 0.6 s,
 # 500 values 13 s), so a batch asks in chunks (a round trip each: nothing for MongoDB itself).
+# An import key names its workspace, so it is looked up alone: beside ``workspace`` the stand-in
+# chose a workspace index and read every post of it (0.9 s for 10 keys among 8,500 posts).
 IN_CHUNK = 10
 # A post's counts its recount is written on condition of (someone voted or commented meanwhile: it
 # is counted again), and what the recount reads of it.
@@ -212,7 +214,7 @@ class Imports:
         """One post, on its own (a batch's item whose write failed is written again this way)."""
         settings = self.scores.settings(slug)
         key, values = self._post_values(slug, source, item, settings)
-        existing = self.repo.posts.find_one({"workspace": slug, "importKey": key}, projection={"_id": 1})
+        existing = self.repo.posts.find_one({"importKey": key}, projection={"_id": 1})
         if existing is not None:
             # Its tags or owner may have changed: the facets follow (the score follows in the recount).
             values["facets"] = settings.facets(values)
@@ -238,7 +240,7 @@ class Imports:
             except (KeyError, ValueError, TypeError) as ex:
                 errors.append({"item": str(item.get("sourceId")), "message": str(ex) or ex.__class__.__name__})
         found = {d["importKey"]: d["_id"] for d in find_in(self.repo.posts, "importKey", [key for _, key, _ in wanted],
-                                                            {"workspace": slug}, {"importKey": 1})}
+                                                            projection={"importKey": 1})}
         writes, again, written = [], [], set()
         for item, key, values in wanted:
             if key in written:  # twice in this batch: the later one updates the first, on its own
@@ -389,11 +391,11 @@ class Imports:
         key = import_key(slug, source, item["sourceId"])
         parent = None
         if item.get("parentSourceId"):
-            parent = self.repo.comments.find_one({"workspace": slug, "importKey": import_key(slug, source, item["parentSourceId"])})
+            parent = self.repo.comments.find_one({"importKey": import_key(slug, source, item["parentSourceId"])})
             if parent is None:
                 # The importer sends such a comment again once the rest of its thread is in.
                 raise LookupError("parent-missing: the comment it answers is not imported yet")
-        existing = self.repo.comments.find_one({"workspace": slug, "importKey": key}, projection={"_id": 1})
+        existing = self.repo.comments.find_one({"importKey": key}, projection={"_id": 1})
         oid = existing["_id"] if existing else ObjectId()
         values = self._comment_values(slug, key, oid, post_oid, content, parent, item)
         self.repo.comments.update_one({"_id": oid}, {"$set": values}, upsert=True)
@@ -426,8 +428,8 @@ class Imports:
             if item.get("parentSourceId"):
                 keys.append(import_key(slug, source, item["parentSourceId"]))
         posts = {d["_id"] for d in find_in(self.repo.posts, "_id", post_oids, {"workspace": slug}, {"_id": 1})}
-        known = {d["importKey"]: d for d in find_in(self.repo.comments, "importKey", keys, {"workspace": slug},
-                                                    {"importKey": 1, "path": 1, "depth": 1})}
+        known = {d["importKey"]: d for d in find_in(self.repo.comments, "importKey", keys,
+                                                    projection={"importKey": 1, "path": 1, "depth": 1})}
         writes = []
         for item in items:
             try:
