@@ -11,13 +11,16 @@ bytes an item, never the file's contents."""
 
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from common.directory import Owner
+from common.errors import Unavailable
 from common.internal import InternalClient
 from common.ids import now
 
@@ -28,6 +31,8 @@ from portability.jobs import Jobs, LostClaim
 from portability.sources import PERSON_PREFIX
 from portability.readers import CannyFile, OurExport, UnreadableFile, csv_header, csv_rows
 
+log = logging.getLogger(__name__)
+
 # Canny's post statuses and ours (docs/import-export.md); another one is created, in grey.
 CANNY_STATUSES = {"open": "open", "under review": "under-review", "planned": "planned", "in progress": "in-progress",
                   "complete": "complete", "closed": "closed"}
@@ -36,6 +41,9 @@ FIDER_STATUSES = {"open": "open", "started": "in-progress", "planned": "planned"
                   "declined": "closed", "duplicate": "closed"}
 CLOSED = ("complete", "closed")
 MAX_CSV_VOTES = 10_000  # votes one CSV row may stand for (each an anonymous voter)
+# Pauses before a batch is sent again to an owner that answered it was unavailable (about half a
+# minute in all, well within a lease renewed after each).
+RETRY_PAUSES = (1, 2, 4, 8, 16)
 
 
 def slugify(text: str, most: int = 48) -> str:
@@ -98,12 +106,25 @@ class Run:
         """Each of these posts (our ids) counted once (votes, comments, revenue, score), a batch
         at a time, after everything that touches them was sent with ``recount=False``."""
         for batch in batches(post_ids, self.importer.config.import_batch):
-            Owner(self.importer.client, "posts").ask(
-                "POST", "/internal/posts/import",
-                {"workspace": self.workspace, "source": self.source, "kind": "recount",
-                 "items": [{"sourceId": pid, "postId": pid} for pid in batch]},
-                what=f"count the imported posts of '{self.workspace}'")
+            self.ask("posts", {"workspace": self.workspace, "source": self.source, "kind": "recount",
+                               "items": [{"sourceId": pid, "postId": pid} for pid in batch]},
+                     f"count the imported posts of '{self.workspace}'")
             self.renew()
+
+    def ask(self, service: str, body: dict, what: str) -> dict:
+        """``service``'s answer to one batch, asked again after a pause when it is unavailable
+        (a 503 when its database is too busy to answer in time, a restart): a batch written
+        twice is written once, by its keys. Still unavailable after RETRY_PAUSES: the job fails."""
+        for pause in (*RETRY_PAUSES, None):
+            try:
+                return Owner(self.importer.client, service).ask("POST", f"/internal/{service}/import", body, what=what)
+            except Unavailable:
+                if pause is None:
+                    raise
+                log.warning("%s: unavailable, asked again in %s s", what, pause)
+                time.sleep(pause)
+                self.renew()
+        raise AssertionError("unreachable")
 
     def keeping(self, items: Iterable, every: int = 20_000) -> Iterator:
         """``items``, the lease renewed every ``every`` of them (the first pass writes nothing else)."""
@@ -119,10 +140,8 @@ class Run:
         leaves the posts the batch touched to count at the end (``recount_posts``)."""
         if not items:
             return {}
-        body = Owner(self.importer.client, service).ask(
-            "POST", f"/internal/{service}/import",
-            {"workspace": self.workspace, "source": self.source, "kind": kind, "items": items, **({} if recount else {"recount": False})},
-            what=f"import the {kind} of '{self.workspace}'")
+        body = self.ask(service, {"workspace": self.workspace, "source": self.source, "kind": kind, "items": items,
+                                  **({} if recount else {"recount": False})}, f"import the {kind} of '{self.workspace}'")
         by_source = {str(i["sourceId"]): i for i in items}
         for refused in body.get("errors", []):
             item = by_source.get(refused["item"])
