@@ -100,6 +100,12 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     assert "token" not in json.dumps(data["sessions"])  # no secret in a download
     wait_for(lambda: where_kept(stack.mongodb_uri, email), what="their address in the mail queue")
 
+    # A kept export names them (their address in people.jsonl).
+    export = api.post(f"{ws.path}/exports", key=ws.key).json()
+    wait_for(lambda: api.get(f"{ws.path}/exports/{export['id']}", key=ws.key).json()["status"] == "succeeded",
+             timeout=60, what="the export")
+    assert api.get(f"{ws.path}/exports/{export['id']}/download", key=ws.key).status_code == 200
+
     r = api.delete("/me/data", key=session)
     assert r.status_code == 202, r.text
     assert r.json()["workspace"] is None  # a mailed link proved the address: everywhere
@@ -115,8 +121,13 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     assert theirs["title"] == "Keyboard shortcuts"  # what they wrote stays
     comments = api.get(f"{ws.path}/posts/{team_post['id']}/comments", key=ws.key).json()["items"]
     assert [(c["content"], c["author"]["name"]) for c in comments] == [("Yes, at night too", "Deleted user")]
-    members = api.get(f"{ws.path}/companies/acme/members", key=ws.key).json()["items"]
-    assert me["id"] not in [m["userId"] for m in members]
+    wait_for(lambda: me["id"] not in [m["userId"] for m in api.get(f"{ws.path}/companies/acme/members", key=ws.key).json()["items"]],
+             what="their company membership to go")
+    # The export's file is gone (a zip cannot be edited: the team makes a new one).
+    # (A 4xx response is falsy: the wait returns its body.)
+    gone = wait_for(lambda: (r := api.get(f"{ws.path}/exports/{export['id']}/download", key=ws.key)).status_code == 409 and r.json(),
+                    timeout=30, interval=0.5, what="the export naming them to lose its file")
+    assert "erased" in gone["error"]
     audit = api.get(f"{ws.path}/audit-log", key=ws.key, params={"type": "person.erased"}).json()["items"]
     assert audit and audit[0]["data"] == {"userId": me["id"]}
     # An end user's address never travels in an event, so the broker retains none of it (while

@@ -4,7 +4,9 @@ from common.auth import ACTOR_SCHEMA as ACTOR
 from common.validation import INTEGER, TEXT, TIMESTAMP, array, nullable, obj, shape
 
 TOPIC = "feedback.portability"
-CONSUMES = ()
+# A person erased (people.privacy): the kept exports naming them lose their file (portability.erasure).
+CONSUMES = ("feedback.people",)
+PERSON_ERASED = "person.erased"
 # An export was started: the people service writes it to the workspace's audit log (who took
 # the workspace's data away, and when).
 EXPORT_CREATED = "export.created"

@@ -19,6 +19,7 @@ class Export(Document):
     leaseUntil = DateTimeField(null=True)  # a running export whose lease passed is claimed again
     attempts = IntField(default=0)  # claims so far
     fileId = ObjectIdField(null=True)  # the zip in GridFS, once succeeded
+    erasedAt = DateTimeField(null=True)  # its file deleted: it named a person who was erased (portability.erasure)
     filename = StringField(null=True)
     sizeBytes = IntField(null=True)
     createdAt = DateTimeField(required=True)

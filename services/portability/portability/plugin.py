@@ -15,6 +15,7 @@ from portability import contract
 
 if TYPE_CHECKING:  # the gateway reads this module: no service code at import
     from portability.config import PortabilityConfig
+    from portability.erasure import Erasure
     from portability.exporter import Exporter
     from portability.importer import Importer
     from portability.imports import ImportService
@@ -40,6 +41,7 @@ class Context(ServiceContext):
     exporter: Exporter  # the worker runs exports with it
     imports: ImportService
     importer: Importer  # and imports with this one
+    erasure: Erasure  # a person erased: the kept exports naming them
 
 
 def create_context(settings: Settings) -> Context:
@@ -47,6 +49,7 @@ def create_context(settings: Settings) -> Context:
     from common.directory import Workspaces
     from common.internal import InternalClient
     from portability.config import load_config
+    from portability.erasure import Erasure
     from portability.exporter import Exporter
     from portability.importer import Importer
     from portability.imports import ImportRepository, ImportService
@@ -65,7 +68,8 @@ def create_context(settings: Settings) -> Context:
     # A batch of an import may take an owner a while too (each item is a few writes).
     importer = Importer(imports, InternalClient(settings, timeout=120), config, repo)
     return Context(settings=settings, store=store, config=config, service=service, exporter=Exporter(repo, sources, config),
-                   imports=ImportService(imports, service._require_manager), importer=importer)
+                   imports=ImportService(imports, service._require_manager), importer=importer,
+                   erasure=Erasure(repo, settings.internal_secret))
 
 
 @hookimpl
@@ -77,6 +81,8 @@ def register_service() -> ServiceSpec:
         topic=contract.TOPIC,
         events=contract.EVENTS,
         models="portability.models:MODELS",
+        consumes=contract.CONSUMES,
+        consumers="portability.consumers:handlers",
         workers={"exporter": "portability.worker:run"},
         openapi="portability:openapi.yaml",
     )

@@ -10,6 +10,7 @@ from typing import BinaryIO
 import gridfs
 from bson import ObjectId
 from common.db import Insert, Store, new_document
+from common.ids import now
 from common.repository import Repository
 from pymongo import ReturnDocument
 
@@ -81,6 +82,16 @@ class ExportRepository(Repository):
             self.files.delete(file_id)
         except gridfs.errors.NoFile:
             pass  # deleted before (an earlier cleanup that stopped half way)
+
+    def kept_files(self, workspace: str | None) -> list[dict]:
+        """The exports whose file is still kept (of ``workspace``, or of all)."""
+        query = {"fileId": {"$ne": None}, **({"workspace": workspace} if workspace else {})}
+        return list(self.exports.find(query, {"fileId": 1, "workspace": 1}))
+
+    def erase_file(self, export: dict) -> None:
+        """An export's file deleted for a person's erasure: the job stays, marked so."""
+        self.exports.update_one({"_id": export["_id"]}, {"$set": {"fileId": None, "erasedAt": now()}})
+        self.delete_file(export["fileId"])
 
     def finished_beyond(self, workspace: str, keep: int) -> list[dict]:
         """The workspace's finished exports past the newest ``keep``."""

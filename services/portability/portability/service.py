@@ -51,6 +51,9 @@ class ExportService:
         """The export's zip as ``(filename, stream)``; 409 until it has succeeded."""
         self._require_manager(caller, slug)
         doc = self._export(slug, export_id)
+        if doc.get("erasedAt"):
+            raise Conflict(f"export {export_id}'s file was deleted when a person it named was erased (docs/privacy.md): "
+                           "make a new export")
         if doc["status"] != contract.SUCCEEDED or not doc.get("fileId"):
             raise Conflict(f"export {export_id} is {doc['status']}: its file is there once it has succeeded")
         return doc["filename"], self.repo.open_file(doc["fileId"])
