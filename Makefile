@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PACKAGES := libs/common libs/devstack libs/testkit gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES)) | sha1sum | cut -c1-12)
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench bench-import clean
 
 $(STAMP): requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ test: install  ## the whole test suite against local MongoDB/Kafka-compatible se
 
 bench: install  ## benchmarks; prints measured figures
 	$(BIN)/python bench/run.py $(BENCH)
+
+IMPORT_POSTS ?= 100000
+bench-import: install  ## an import of a Canny-shaped file of IMPORT_POSTS posts (and a tenth of it), 5 votes a post, then reads
+	$(BIN)/python bench/import_bench.py --posts $(IMPORT_POSTS)
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache
