@@ -16,14 +16,15 @@ not give is an error when the mail is written, not a blank in a mail sent.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, PrefixLoader, StrictUndefined, select_autoescape
 
+from common.colors import HEX, text_on
 from common.mail import DEFAULT_ACCENT, PRODUCT, Branding, Message, one_line
 
-ACCENT = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+# The ink of a mail's header: near-black on a light accent (or white on a dark one).
+INK = "#111827"
 FOLDER = "mail"  # where in a package's templates its kinds are
 
 
@@ -61,16 +62,8 @@ def brand(branding: Branding) -> dict[str, str | None]:
     """What the layouts show of ``branding``: its name on one line, its accent when it is a hex
     colour (anything else could end the style attribute), the text colour that reads on it, and
     its logo only from an http(s) URL."""
-    accent = branding.accent if ACCENT.fullmatch(branding.accent or "") else DEFAULT_ACCENT
+    accent = branding.accent if HEX.fullmatch(branding.accent or "") else DEFAULT_ACCENT
     logo = branding.logo_url if branding.logo_url and branding.logo_url.lower().startswith(("https://", "http://")) else None
-    return {"name": one_line(branding.name), "accent": accent, "ink": readable_on(accent), "logo_url": logo}
+    return {"name": one_line(branding.name), "accent": accent, "ink": text_on(accent, dark=INK), "logo_url": logo}
 
 
-def readable_on(accent: str) -> str:
-    """Black or white, whichever reads better on ``accent`` (#rgb or #rrggbb): WCAG's relative
-    luminance, against the point where both contrast ratios are equal."""
-    digits = accent[1:] if len(accent) == 7 else "".join(c * 2 for c in accent[1:])
-    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    return "#111827" if luminance > 0.179 else "#ffffff"

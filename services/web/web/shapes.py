@@ -15,12 +15,13 @@ from urllib.parse import urlencode
 
 import jwt
 
+from common.colors import HEX as HEX_COLOR
+from common.colors import long_hex, text_on
 from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
 
 # Comments deeper than this are shown at this depth (the page stays readable on a phone).
 MAX_SHOWN_DEPTH = 6
 DEFAULT_COLOR = "#2563eb"
-HEX_COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 
 
 @dataclass
@@ -115,23 +116,6 @@ def theme_css(branding: dict, tags: list[dict] = ()) -> Asset:
         if isinstance(slug, str) and isinstance(background, str) and TRIAGE_KEY.fullmatch(slug) and TAG_COLOR.fullmatch(background):
             css += f".tag-{slug} {{ background: {background}; border-color: {background}; color: {text_on(background)}; }}\n"
     return Asset(css.encode(), "text/css; charset=utf-8", 60)
-
-
-def long_hex(color: str) -> str:
-    """``#rgb`` as ``#rrggbb``; another colour as it is."""
-    return "#" + "".join(c * 2 for c in color[1:]) if len(color) == 4 else color
-
-
-def text_on(background: str) -> str:
-    """Black or white, whichever reads better on ``background`` (``#rrggbb``): the larger WCAG
-    contrast ratio, at least 4.5:1 for every background."""
-    def channel(hex2: str) -> float:
-        c = int(hex2, 16) / 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(background[i:i + 2]) for i in (1, 3, 5))
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
 
 
 def custom_fields(specs: list[dict], values: dict) -> list[dict]:

@@ -3,9 +3,10 @@ shows, with links to the board site."""
 
 from __future__ import annotations
 
-import re
 
-HEX_COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+from common.colors import HEX as HEX_COLOR
+from common.colors import long_hex, text_on
+
 DEFAULT_COLOR = "#4f46e5"
 
 
@@ -46,18 +47,3 @@ def changelog(entries: list[dict], base: str, slug: str) -> list[dict]:
              "url": f"{base}/b/{slug}/changelog"} for e in published]
 
 
-def long_hex(color: str) -> str:
-    """``#rgb`` as ``#rrggbb``; another colour as it is."""
-    return "#" + "".join(c * 2 for c in color[1:]) if len(color) == 4 else color
-
-
-def text_on(background: str) -> str:
-    """Black or white, whichever has the larger WCAG contrast ratio with ``background``
-    (``#rrggbb``), as the board site picks (web.shapes.text_on): at least 4.5:1 for any colour."""
-    def channel(hex2: str) -> float:
-        c = int(hex2, 16) / 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(background[i:i + 2]) for i in (1, 3, 5))
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"

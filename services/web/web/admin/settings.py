@@ -16,6 +16,7 @@ import falcon
 import urllib3
 from falcon.media import MultipartFormHandler
 
+from common import colors
 from common.errors import BadRequest
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
@@ -57,18 +58,8 @@ def six_digits(color: str) -> str:
 def contrast_with_white(color: str) -> float | None:
     """The WCAG contrast ratio of white text on ``color`` (``#rgb`` or ``#rrggbb``), None for
     anything else."""
-    value = (color or "").strip().lstrip("#")
-    if len(value) == 3:
-        value = "".join(c * 2 for c in value)
-    try:
-        channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)] if len(value) == 6 else None
-    except ValueError:
-        return None
-    if channels is None:
-        return None
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return 1.05 / (luminance + 0.05)
+    value = (color or "").strip()
+    return colors.contrast(value, colors.WHITE) if colors.HEX.fullmatch(value) else None
 
 
 def contrast_warning(color: str) -> str | None:
