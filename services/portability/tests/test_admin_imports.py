@@ -75,3 +75,26 @@ def test_the_import_page_in_a_browser(page, stack, api, admin_token, tmp_path):
             page.screenshot(path=str(screenshots() / f"admin-imports-{theme}{suffix}.png"), full_page=True)
             problems += page_problems(page, f"imports {theme}{suffix}")
     assert problems == []
+
+
+def test_the_team_moves_a_workspace_in_with_our_own_export(stack, api, admin_token):
+    source = create_workspace(api, admin_token, name="Old home")
+    source.board("features", "Features")
+    assert api.post(f"{source.path}/posts", key=source.key, json={"boardSlug": "features", "title": "Moved idea",
+                                                                   "content": "x"}).status_code == 201
+    export = api.post(f"{source.path}/exports", key=source.key).json()
+    wait_for(lambda: api.get(f"{source.path}/exports/{export['id']}", key=source.key).json()["status"] == "succeeded",
+             timeout=60, what="the export")
+    archive = api.get(f"{source.path}/exports/{export['id']}/download", key=source.key).content
+    ws = create_workspace(api, admin_token, name="New home")
+    owner = team_member(stack.url, ws, "mover@example.com")
+    page = owner.get("/admin/imports")
+    assert "Our own export" in page.text
+    started = owner.http.post(owner.url("/admin/imports"), data={"csrf": form_csrf(page.text, f"/b/{ws.slug}/admin/imports"),
+                                                                  "source": "ours"},
+                              files={"file": ("old-home.zip", archive, "application/zip")}, allow_redirects=False, timeout=30)
+    assert started.status_code == 303, started.text
+    [job] = finished(api, ws)
+    assert job["status"] == "succeeded" and job["source"] == "ours" and job["counts"]["posts"] == 1, job
+    titles = [p["title"] for p in api.get(f"{ws.path}/posts", key=ws.key).json()["items"]]
+    assert titles == ["Moved idea"]

@@ -24,8 +24,9 @@ SHOWN = (("posts", "post", "posts"), ("votes", "vote", "votes"), ("comments", "c
          ("people", "person", "people"), ("boards", "board", "boards"), ("statuses", "status", "statuses"),
          ("tags", "tag", "tags"), ("companies", "company", "companies"), ("merges", "merge", "merges"),
          ("changelogs", "changelog entry", "changelog entries"))
-SOURCES = {"canny": "Canny (a JSON file, or a zip of its JSON files)", "csv": "CSV, the columns of our own export",
-           "fider": "CSV, the columns of Fider's export"}
+SOURCES = {"canny": "Canny (a JSON file, or a zip of its JSON files)",
+           "ours": "Our own export (its zip: a whole workspace, from here or another installation)",
+           "csv": "CSV, the columns of our own export", "fider": "CSV, the columns of Fider's export"}
 DONE = {"started": "The import has started: it is listed below with its progress."}
 
 
@@ -77,6 +78,8 @@ class ImportsSection(Section):
         if choice == "canny":
             media = "application/zip" if filename.lower().endswith(".zip") else "application/json"
             params = {"source": "canny"}
+        elif choice == "ours":
+            media, params = "application/zip", {"source": "ours"}
         else:
             media = "text/csv"
             params = {"source": "csv", "preset": "fider" if choice == "fider" else "ours"}
