@@ -90,7 +90,7 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     other = next(s["slug"] for s in statuses if s["slug"] != mine["status"]["slug"])
     assert api.patch(f"{ws.path}/posts/{mine['id']}", key=ws.key, json={"statusSlug": other}).status_code == 200
 
-    data = wait_for(lambda: (d := api.get("/me/data", key=session).json()) and d["companies"] and d["follows"] and d,
+    data = wait_for(lambda: (d := api.get("/me/data", key=session).json()) and d["companies"] and d["follows"] and d, timeout=60,
                     what="their data to name their companies and follows")
     assert data["person"]["email"] == email and data["userId"] == me["id"]
     assert [p["title"] for p in data["posts"]] == ["Keyboard shortcuts"]
@@ -98,7 +98,7 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     assert sorted(v["postId"] for v in data["votes"]) == sorted([team_post["id"], mine["id"]])  # with their own post's
     assert data["companies"][0]["companies"] == ["acme"] and data["sessions"][0]["method"] == "email"
     assert "token" not in json.dumps(data["sessions"])  # no secret in a download
-    wait_for(lambda: where_kept(stack.mongodb_uri, email), what="their address in the mail queue")
+    wait_for(lambda: where_kept(stack.mongodb_uri, email), interval=1, what="their address in the mail queue")
 
     # A kept export names them (their address in people.jsonl).
     export = api.post(f"{ws.path}/exports", key=ws.key).json()
@@ -111,22 +111,22 @@ def test_a_person_downloads_their_data_then_erases_themself_and_nothing_keeps_th
     assert r.json()["workspace"] is None  # a mailed link proved the address: everywhere
     assert_error(api.get("/me", key=session), 401)
 
-    left = wait_for(lambda: not where_kept(stack.mongodb_uri, email), timeout=30, what="every trace of the address to go")
+    left = wait_for(lambda: not where_kept(stack.mongodb_uri, email), timeout=60, interval=1, what="every trace of the address to go")
     assert left, where_kept(stack.mongodb_uri, email)
     post = wait_for(lambda: (p := api.get(f"{ws.path}/posts/{team_post['id']}", key=ws.key).json())["voteCount"] == 0 and p,
-                    what="their vote to be withdrawn")
+                    timeout=60, what="their vote to be withdrawn")
     assert post["voteCount"] == 0
     theirs = wait_for(lambda: (p := api.get(f"{ws.path}/posts/{mine['id']}", key=ws.key).json())["author"]["name"] == "Deleted user" and p,
-                      what="their post to be anonymised")
+                      timeout=60, what="their post to be anonymised")
     assert theirs["title"] == "Keyboard shortcuts"  # what they wrote stays
     comments = api.get(f"{ws.path}/posts/{team_post['id']}/comments", key=ws.key).json()["items"]
     assert [(c["content"], c["author"]["name"]) for c in comments] == [("Yes, at night too", "Deleted user")]
     wait_for(lambda: me["id"] not in [m["userId"] for m in api.get(f"{ws.path}/companies/acme/members", key=ws.key).json()["items"]],
-             what="their company membership to go")
+             timeout=60, what="their company membership to go")
     # The export's file is gone (a zip cannot be edited: the team makes a new one).
     # (A 4xx response is falsy: the wait returns its body.)
     gone = wait_for(lambda: (r := api.get(f"{ws.path}/exports/{export['id']}/download", key=ws.key)).status_code == 409 and r.json(),
-                    timeout=30, interval=0.5, what="the export naming them to lose its file")
+                    timeout=60, interval=0.5, what="the export naming them to lose its file")
     assert "erased" in gone["error"]
     audit = api.get(f"{ws.path}/audit-log", key=ws.key, params={"type": "person.erased"}).json()["items"]
     assert audit and audit[0]["data"] == {"userId": me["id"]}
@@ -152,7 +152,7 @@ def test_an_owner_erases_an_end_user_of_their_workspace_and_only_there(api, work
     assert r.status_code == 200 and [v["postId"] for v in r.json()["votes"]] == [post["id"]], r.text
     r = api.delete(f"{ws.path}/users/sso:sso-erase/data", key=ws.key)
     assert r.status_code == 202 and r.json()["workspace"] == ws.slug, r.text
-    wait_for(lambda: api.get(f"{ws.path}/posts/{post['id']}", key=ws.key).json()["voteCount"] == 0, what="the vote here to go")
+    wait_for(lambda: api.get(f"{ws.path}/posts/{post['id']}", key=ws.key).json()["voteCount"] == 0, timeout=60, what="the vote here to go")
     # Another workspace's user of the same id is another workspace's business.
     assert api.get(f"{other_workspace.path}/posts/{post_there['id']}", key=other_workspace.key).json()["voteCount"] == 1
 
@@ -180,7 +180,7 @@ def test_a_workspace_that_deletes_what_erased_people_wrote_deletes_it(api, works
     assert_error(api.patch(f"{ws.path}/settings", key=ws.key, json={"erasedUserContent": "shred"}), 400)
 
     assert api.delete(f"{ws.path}/users/sso:leaving/data", key=ws.key).status_code == 202
-    wait_for(lambda: api.get(f"{ws.path}/posts/{theirs['id']}", key=ws.key).status_code == 404, what="their post to be deleted")
+    wait_for(lambda: api.get(f"{ws.path}/posts/{theirs['id']}", key=ws.key).status_code == 404, timeout=60, what="their post to be deleted")
     kept = wait_for(lambda: (p := api.get(f"{ws.path}/posts/{team_post['id']}", key=ws.key).json())["commentCount"] == 0 and p,
-                    what="their comment to be deleted")
+                    timeout=60, what="their comment to be deleted")
     assert kept["title"] == "Kept"
