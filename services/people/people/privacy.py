@@ -120,15 +120,12 @@ class PersonalData:
     def _erase(self, caller: auth.Caller, user_id: str, person: dict | None, scope: str | None) -> dict:
         at = now()
         email = person["email"] if person else None
-        # Erasing a workspace's last trace of a person erases the person.
-        if person is not None and scope is not None:
-            elsewhere = set(person.get("signedInTo", [])) - {scope}
-            if not elsewhere and all(m["workspace"] == scope for m in self.repo.memberships_of(person["_id"])):
-                scope_of_person = None
-            else:
-                scope_of_person = scope
-        else:
-            scope_of_person = scope
+        # Where the person's own records go: erasing a workspace's last trace of a person
+        # erases the person.
+        person_scope = scope
+        if person is not None and scope is not None and not set(person.get("signedInTo", [])) - {scope} \
+                and all(m["workspace"] == scope for m in self.repo.memberships_of(person["_id"])):
+            person_scope = None
         actor = auth.actor(caller) if caller.user_id != user_id else {"id": user_id, "name": contract.ERASED_NAME}
 
         def work(tx: PeopleRepository) -> list[str]:
@@ -136,11 +133,10 @@ class PersonalData:
             for m in memberships:
                 if (scope is None or m["workspace"] == scope) and m["role"] == "owner" and tx.owner_count(m["workspace"]) <= 1:
                     raise Conflict(f"you are the last owner of '{m['workspace']}': make another member an owner first")
-            places = {m["workspace"] for m in memberships} | set((person or {}).get("signedInTo", []))
-            places = sorted({scope} if scope is not None else places | ({caller.workspace} if caller.workspace else set()))
-            tx.add(*tx.erase(person, user_id, email, scope if scope_of_person is not None else None))
-            if scope is not None and scope_of_person is not None and person is not None:
-                tx.add(tx.remove_member(scope, person["_id"]))
+            # Everywhere is only ever a person's own (proven) word: ``person`` is known then.
+            places = [scope] if scope is not None else sorted(
+                {m["workspace"] for m in memberships} | set(person.get("signedInTo", [])) | ({caller.workspace} - {None}))
+            tx.add(*tx.erase(person, user_id, email, person_scope))
             for slug in places:
                 tx.add(tx.audit_entry(slug, "person.erased", actor, {"userId": user_id}, at))
             data = {"userId": user_id, "workspace": scope, "actor": actor, "at": iso(at),
@@ -150,5 +146,5 @@ class PersonalData:
 
         places = self.repo.unit_of_work(work)
         if email is not None:
-            self.mail_queue.forget_address(email, None if scope_of_person is None else scope)
+            self.mail_queue.forget_address(email, person_scope)
         return {"userId": user_id, "workspace": scope, "erased": True, "workspaces": places}

@@ -222,16 +222,18 @@ class PeopleRepository(Repository):
         """Everything this service keeps about a user, on one workspace (``slug``) or
         everywhere: their sessions, passkeys, links, invitations and claims go; audit entries
         keep what happened with "Deleted user" for the name and no address. The person
-        themself goes when erased everywhere (``slug`` None)."""
+        themself goes when erased everywhere (``slug`` None), and their team memberships where
+        erased."""
         here = {} if slug is None else {"workspace": slug}
         writes: list[Write] = []
         if person is not None:
             oid = person["_id"]
             writes += [Delete(self.sessions, {"personId": oid, **here}, many=True),
                        Delete(self.store.collection(Passkey), {"personId": oid, **here}, many=True),
-                       Delete(self.store.collection(WebAuthnChallenge), {"personId": oid, **here}, many=True)]
+                       Delete(self.store.collection(WebAuthnChallenge), {"personId": oid, **here}, many=True),
+                       Delete(self.memberships, {"personId": oid, **here}, many=True)]
             if slug is None:
-                writes += [Delete(self.persons, {"_id": oid}), Delete(self.memberships, {"personId": oid}, many=True)]
+                writes.append(Delete(self.persons, {"_id": oid}))
             else:
                 writes.append(Update(self.persons, {"_id": oid}, {"$pull": {"signedInTo": slug}}))
         else:
