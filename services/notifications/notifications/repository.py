@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pymongo import ASCENDING, UpdateOne
+from pymongo import ASCENDING, ReturnDocument, UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from common.db import Store
@@ -174,12 +174,14 @@ class NotificationsRepository:
         doc = self.preferences.find_one({"_id": preferences_id(slug, person_id)}, projection={"changelogSeenAt": 1})
         return (doc or {}).get("changelogSeenAt")
 
-    def see_changelog(self, slug: str, person_id: str, at) -> None:
-        """Their last look is ``at``, unless a later one was kept (two devices at once)."""
-        self.preferences.update_one({"_id": preferences_id(slug, person_id)},
-                                    {"$max": {"changelogSeenAt": at},
-                                     "$setOnInsert": {"workspace": slug, "personId": person_id, "updatedAt": at}},
-                                    upsert=True)
+    def see_changelog(self, slug: str, person_id: str, at):
+        """Their last look is ``at``, unless a later one was kept (two devices at once): the one
+        kept now."""
+        doc = self.preferences.find_one_and_update(
+            {"_id": preferences_id(slug, person_id)},
+            {"$max": {"changelogSeenAt": at}, "$setOnInsert": {"workspace": slug, "personId": person_id, "updatedAt": at}},
+            projection={"changelogSeenAt": 1}, upsert=True, return_document=ReturnDocument.AFTER)
+        return doc["changelogSeenAt"]
 
     # -- status mail of a post ------------------------------------------------------------
 

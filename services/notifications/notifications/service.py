@@ -72,8 +72,7 @@ class NotificationsService:
     def see_changelog(self, caller: auth.Caller, slug: str) -> dict:
         person = require_person(caller)
         self.workspaces.require(slug)
-        self.repo.see_changelog(slug, person, now())
-        return self.changelog_seen(caller, slug)
+        return {"seenAt": iso(self.repo.see_changelog(slug, person, now()))}
 
     def unsubscribe(self, slug: str, body) -> dict:
         """A mail's one-click unsubscribe: no sign-in, the signed token says who."""

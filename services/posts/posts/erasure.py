@@ -59,12 +59,11 @@ class Erasure:
             withdrawn += self._withdraw(vote, user)
         # One stand-in id for all of this erasure's writing: unlinkable to the erased id.
         stand_in = "erased:" + secrets.token_hex(8)
-        deleting = {ws for ws in {d["workspace"] for kind in ("posts", "comments") for d in self.repo.written_by(kind, user, slug)}
-                    if self._deletes(ws)}
-        for comment in self.repo.written_by("comments", user, slug):
+        posts, comments = self.repo.written_by("posts", user, slug), self.repo.written_by("comments", user, slug)
+        deleting = {ws for ws in {d["workspace"] for d in (*posts, *comments)} if self._deletes(ws)}
+        for comment in comments:
             if comment["workspace"] in deleting and comment.get("deletedAt") is None:
                 self.repo.unit_of_work(lambda tx, c=comment: self._delete_comment(tx, c), hot_key=str(comment["postId"]))
-        posts = self.repo.written_by("posts", user, slug)
         for post in posts:
             self.repo.unit_of_work(lambda tx, post=post: self._anonymize_post(tx, post, stand_in, post["workspace"] in deleting))
         for post in self.repo.acted_on(user, slug):
