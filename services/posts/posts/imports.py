@@ -381,27 +381,6 @@ class Imports:
 
     # -- comments -------------------------------------------------------------------------------
 
-    def _comments(self, slug: str, source: str, item: dict, touched: set) -> str:
-        post_oid = ObjectId(item["postId"])
-        if self.repo.posts.find_one({"_id": post_oid, "workspace": slug}, projection={"_id": 1}) is None:
-            raise LookupError("its post was not imported")
-        content = str(item.get("content") or "").strip()
-        if not content:
-            raise ValueError("the comment is empty")
-        key = import_key(slug, source, item["sourceId"])
-        parent = None
-        if item.get("parentSourceId"):
-            parent = self.repo.comments.find_one({"importKey": import_key(slug, source, item["parentSourceId"])})
-            if parent is None:
-                # The importer sends such a comment again once the rest of its thread is in.
-                raise LookupError("parent-missing: the comment it answers is not imported yet")
-        existing = self.repo.comments.find_one({"importKey": key}, projection={"_id": 1})
-        oid = existing["_id"] if existing else ObjectId()
-        values = self._comment_values(slug, key, oid, post_oid, content, parent, item)
-        self.repo.comments.update_one({"_id": oid}, {"$set": values}, upsert=True)
-        touched.add(post_oid)
-        return str(oid)
-
     @staticmethod
     def _comment_values(slug: str, key: str, oid: ObjectId, post_oid: ObjectId, content: str, parent: dict | None,
                         item: dict) -> dict:
