@@ -16,6 +16,7 @@ token is the authority and it can only ever unsubscribe.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from common.errors import BadRequest
 from web.api import ApiError
@@ -84,50 +85,43 @@ def _said(message: str) -> str:
     return "Enter an email address, like name@example.com." if "email" in (message or "") else message
 
 
-def confirm_page(site, visitor, params: dict) -> Page:
-    token = params.get("token") or ""
-    common = site._common(visitor)
-    if not TOKEN.fullmatch(token):
-        return Page("changelog_confirm.html", {**common, "token": "", "error": INVALID_CONFIRM, "done": False}, 400)
-    return Page("changelog_confirm.html", {**common, "token": token, "error": None, "done": False})
+@dataclass(frozen=True)
+class MailedLink:
+    """A link a mail carries with its signed token: opened (GET), a page with one button and
+    nothing changed; its button (POST), the step taken at the API, or the page again saying the
+    link is not valid (400)."""
+
+    template: str
+    api_path: str
+    invalid: str
+
+    def show(self, site, visitor, params: dict) -> Page:
+        token = params.get("token") or ""
+        if not TOKEN.fullmatch(token):
+            return self._page(site, visitor, error=self.invalid, status=400)
+        return self._page(site, visitor, token=token)
+
+    def take(self, site, visitor, params: dict) -> Page:
+        token = params.get("token") or ""
+        if TOKEN.fullmatch(token):
+            try:
+                site._call_anonymously(visitor, "POST", self.api_path, {"token": token})
+                return self._page(site, visitor, done=True)
+            except ApiError as ex:
+                if ex.status != 400:
+                    raise
+        return self._page(site, visitor, error=self.invalid, status=400)
+
+    def _page(self, site, visitor, token: str = "", error: str | None = None, done: bool = False, status: int = 200) -> Page:
+        return Page(self.template, {**site._common(visitor), "token": token, "error": error, "done": done}, status)
 
 
-def confirm(site, visitor, params: dict) -> Page:
-    """The confirmation page's button. No CSRF token: the signed, expiring token is the authority
-    (it names the address it was mailed to), and it can only confirm that address."""
-    token = params.get("token") or ""
-    common = site._common(visitor)
-    if TOKEN.fullmatch(token):
-        try:
-            site._call_anonymously(visitor, "POST", "/changelog/subscriptions/confirm", {"token": token})
-            return Page("changelog_confirm.html", {**common, "token": "", "error": None, "done": True})
-        except ApiError as ex:
-            if ex.status != 400:
-                raise
-    return Page("changelog_confirm.html", {**common, "token": "", "error": INVALID_CONFIRM, "done": False}, 400)
-
-
-def unsubscribe_page(site, visitor, params: dict) -> Page:
-    token = params.get("token") or ""
-    common = site._common(visitor)
-    if not TOKEN.fullmatch(token):
-        return Page("changelog_unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE, "done": False}, 400)
-    return Page("changelog_unsubscribe.html", {**common, "token": token, "error": None, "done": False})
-
-
-def unsubscribe(site, visitor, params: dict) -> Page:
-    """A subscriber mail's one-click unsubscribe (RFC 8058: the mail provider POSTs the
-    List-Unsubscribe URL, token in its query), or the page's own button."""
-    token = params.get("token") or ""
-    common = site._common(visitor)
-    if TOKEN.fullmatch(token):
-        try:
-            site._call_anonymously(visitor, "POST", "/changelog/subscriptions/unsubscribe", {"token": token})
-            return Page("changelog_unsubscribe.html", {**common, "token": "", "error": None, "done": True})
-        except ApiError as ex:
-            if ex.status != 400:
-                raise
-    return Page("changelog_unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE, "done": False}, 400)
+# The confirmation's button needs no CSRF token: the signed, expiring token is the authority (it
+# names the address it was mailed to), and it can only confirm that address. The unsubscribe
+# URL's POST is also a subscriber mail's one-click unsubscribe (RFC 8058: the mail provider POSTs
+# the List-Unsubscribe URL, token in its query).
+CONFIRMING = MailedLink("changelog_confirm.html", "/changelog/subscriptions/confirm", INVALID_CONFIRM)
+UNSUBSCRIBING = MailedLink("changelog_unsubscribe.html", "/changelog/subscriptions/unsubscribe", INVALID_UNSUBSCRIBE)
 
 
 class Subscribe(PageResource):
@@ -137,21 +131,23 @@ class Subscribe(PageResource):
         self.respond(req, resp, slug, lambda visitor, fields: subscribe(self.site, visitor, fields), form(req))
 
 
-class Confirm(PageResource):
+class MailedLinkPage(PageResource):
+    link: MailedLink
+
+    def on_get(self, req, resp, slug):
+        self.respond(req, resp, slug, lambda visitor, params: self.link.show(self.site, visitor, params), query(req))
+
+    def on_post(self, req, resp, slug):
+        self.respond(req, resp, slug, lambda visitor, params: self.link.take(self.site, visitor, params), query(req))
+
+
+class Confirm(MailedLinkPage):
     """GET /b/{slug}/changelog/confirm?token=: a page with a button; POST: the subscription confirmed."""
 
-    def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, lambda visitor, params: confirm_page(self.site, visitor, params), query(req))
-
-    def on_post(self, req, resp, slug):
-        self.respond(req, resp, slug, lambda visitor, params: confirm(self.site, visitor, params), query(req))
+    link = CONFIRMING
 
 
-class Unsubscribe(PageResource):
+class Unsubscribe(MailedLinkPage):
     """GET /b/{slug}/changelog/unsubscribe?token=: a page with a button; POST: unsubscribed (also RFC 8058's one click)."""
 
-    def on_get(self, req, resp, slug):
-        self.respond(req, resp, slug, lambda visitor, params: unsubscribe_page(self.site, visitor, params), query(req))
-
-    def on_post(self, req, resp, slug):
-        self.respond(req, resp, slug, lambda visitor, params: unsubscribe(self.site, visitor, params), query(req))
+    link = UNSUBSCRIBING
