@@ -28,6 +28,7 @@ from common.idempotency import Idempotency
 from common.ids import canonical_id
 from common.plugins import ServiceContext, ServiceSpec, resolve
 from common.public_api import ApiError
+from common import validation
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,19 @@ def _handle_unexpected(req, resp, ex: Exception, params):
     request_id = req.context.get("request_id", "")
     log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
     _json_answer(resp, falcon.HTTP_500, {"error": f"internal error (request id {request_id})"})
+
+
+class PersonalData:
+    """POST <ServiceSpec.personal_data> ``{userId, workspace}``: what the service keeps about a
+    user (the people service asks, for a person's download: docs/privacy.md), as its context's
+    ``personal_data`` says."""
+
+    def __init__(self, context: ServiceContext):
+        self.context = context
+
+    def on_post(self, req, resp):
+        query = validation.check(validation.media(req), validation.PERSONAL_DATA_QUERY)
+        resp.media = self.context.personal_data(query["userId"], query.get("workspace"))
 
 
 class Health:

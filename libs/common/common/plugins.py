@@ -112,6 +112,12 @@ class ServiceContext:
         answers 503), e.g. while it warms a cache. None, unless a service says otherwise."""
         return {}
 
+    def personal_data(self, user_id: str, workspace: str | None) -> dict:
+        """What this service keeps about ``user_id`` (in ``workspace``, or in all), as
+        ``{kind: [items]}``: a service declaring ``ServiceSpec.personal_data`` routes that path
+        to ``common.app:PersonalData``, which answers this. Nothing, unless a service says otherwise."""
+        return {}
+
 
 @dataclass(frozen=True)
 class ServiceSpec:
@@ -154,7 +160,8 @@ class ServiceSpec:
       served (``"/b/{slug}"``: ``https://feedback.customer.com/x`` is ``/b/acme/x``).
     - ``personal_data``: internal path of a service that keeps data about people: ``POST <path>``
       ``{"userId": ..., "workspace": slug or null}`` answers ``{kind: [items]}``, what it keeps
-      about that user (in one workspace, or in all). The people service gathers these for a
+      about that user (in one workspace, or in all); the service routes it to the kit's
+      ``common.app:PersonalData``, which asks its context's ``personal_data``. The people service gathers these for a
       person's download of their data (docs/privacy.md); erasing is the ``person.erased`` event.
     """
 

@@ -32,13 +32,16 @@ INTERNAL_ROUTES = [
     # The companies an import brings, with their members (portability).
     Route("/internal/companies/import", R + "CompaniesImport", ("POST",)),
     # The companies a person belongs to, for their download of their data (people.privacy).
-    Route(PERSONAL_DATA, R + "PersonalData", ("POST",)),
+    Route(PERSONAL_DATA, "common.app:PersonalData", ("POST",)),
 ]
 
 
 @dataclass(kw_only=True)
 class Context(ServiceContext):
     service: CompaniesService
+
+    def personal_data(self, user_id: str, workspace: str | None) -> dict:
+        return self.service.personal_data(user_id, workspace)
 
 
 def create_context(settings: Settings) -> Context:

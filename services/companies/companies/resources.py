@@ -68,10 +68,3 @@ class CompaniesImport(Resource):
     def on_post(self, req, resp):
         resp.media = self.service.import_companies(media(req))
 
-
-class PersonalData(Resource):
-    """POST /internal/companies/personal-data ``{userId, workspace}``: a person's companies
-    (people.privacy asks, for their download)."""
-
-    def on_post(self, req, resp):
-        resp.media = self.service.personal_data(media(req))

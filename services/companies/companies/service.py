@@ -16,7 +16,7 @@ from common.errors import BadRequest, NotFound
 from common.ids import iso, now
 from common.money import to_cents
 from common.directory import People, Workspaces
-from common.validation import PERSONAL_DATA_QUERY, check
+from common.validation import check
 from companies import contract, schemas, shapes
 from companies.repository import CompaniesRepository
 
@@ -158,11 +158,10 @@ class CompaniesService:
         self.workspaces.require_manager(caller, slug)
         self._change_membership(caller, slug, user_id, remove=company_id)
 
-    def personal_data(self, body) -> dict:
+    def personal_data(self, user_id: str, workspace: str | None) -> dict:
         """The companies a user belongs to (people.privacy asks, for their download)."""
-        query = check(body, PERSONAL_DATA_QUERY)
         return {"companies": [{"workspace": m["workspace"], "companies": m["companies"], "updatedAt": iso(m.get("updatedAt"))}
-                              for m in self.repo.memberships_of(query["userId"], query.get("workspace"))]}
+                              for m in self.repo.memberships_of(user_id, workspace)]}
 
     def erase(self, user_id: str, slug: str | None) -> None:
         """A person erased (people.privacy): they leave every company (told as any change of

@@ -44,7 +44,7 @@ ROUTES = [
 ]
 PERSONAL_DATA = "/internal/notifications/personal-data"
 # A person's follows and preferences, for their download of their data (people.privacy).
-INTERNAL_ROUTES = [Route(PERSONAL_DATA, R + "PersonalData", ("POST",))]
+INTERNAL_ROUTES = [Route(PERSONAL_DATA, "common.app:PersonalData", ("POST",))]
 
 
 @dataclass(kw_only=True)
@@ -55,6 +55,9 @@ class Context(ServiceContext):
     subscriptions: ChangelogSubscriptions  # the changelog by email: the API's rules and an entry's fan-out
     mail_queue: MailQueue  # the mailer worker sends it
     erasure: Erasure  # a person's data: listed, erased (docs/privacy.md)
+
+    def personal_data(self, user_id: str, workspace: str | None) -> dict:
+        return self.erasure.data_of(user_id, workspace)
 
 
 def create_context(settings: Settings) -> Context:

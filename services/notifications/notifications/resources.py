@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from common.validation import PERSONAL_DATA_QUERY, check, media, page_params
+from common.validation import media, page_params
 from notifications import schemas
 
 
@@ -110,14 +110,3 @@ class MyChangelogSubscription(Resource):
     def on_put(self, req, resp, slug):
         resp.media = self.subscriptions.set_mine(req.context.caller, slug, media(req))
 
-
-class PersonalData:
-    """POST /internal/notifications/personal-data ``{userId, workspace}``: a person's follows and
-    preferences (people.privacy asks, for their download)."""
-
-    def __init__(self, context):
-        self.erasure = context.erasure
-
-    def on_post(self, req, resp):
-        body = check(media(req), PERSONAL_DATA_QUERY)
-        resp.media = self.erasure.data_of(body["userId"], body.get("workspace"))

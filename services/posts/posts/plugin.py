@@ -71,7 +71,7 @@ INTERNAL_ROUTES = [
     # A batch of posts, votes, comments, merges or tags an import brings (portability), no events.
     Route("/internal/posts/import", R + "Import", ("POST",)),
     # What a person wrote and voted for, for their download of their data (people.privacy).
-    Route(PERSONAL_DATA, R + "PersonalData", ("POST",)),
+    Route(PERSONAL_DATA, "common.app:PersonalData", ("POST",)),
 ]
 
 
@@ -101,6 +101,9 @@ class Context(ServiceContext):
 
     def readiness(self) -> dict[str, Callable[[], None]]:
         return {"query-indexes": self._indexes_warm}
+
+    def personal_data(self, user_id: str, workspace: str | None) -> dict:
+        return self.erasure.data_of(user_id, workspace)
 
     def _indexes_warm(self) -> None:
         if not self.reads.ready():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import falcon
 
 from common.errors import BadRequest
-from common.validation import OFFSET, PERSONAL_DATA_QUERY, check, media, page_params, param
+from common.validation import OFFSET, media, page_params, param
 from posts import schemas
 from posts.board import ListQuery
 
@@ -225,18 +225,6 @@ class Export(Resource):
 
     def on_post(self, req, resp):
         resp.media = self.board.export(media(req))
-
-
-class PersonalData:
-    """POST /internal/posts/personal-data ``{userId, workspace}``: what a person wrote and voted
-    for (people.privacy asks, for their download)."""
-
-    def __init__(self, context):
-        self.erasure = context.erasure
-
-    def on_post(self, req, resp):
-        body = check(media(req), PERSONAL_DATA_QUERY)
-        resp.media = self.erasure.data_of(body["userId"], body.get("workspace"))
 
 
 class Import(Resource):
