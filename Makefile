@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PACKAGES := libs/common libs/devstack libs/testkit gateway $(patsubst %/pyproject.toml,%,$(wildcard services/*/pyproject.toml))
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES)) | sha1sum | cut -c1-12)
 
-.PHONY: install run test bench bench-import clean
+.PHONY: install run test bench bench-import messages clean
 
 $(STAMP): requirements.txt constraints.txt $(addsuffix /pyproject.toml,$(PACKAGES))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ bench: install  ## benchmarks; prints measured figures
 IMPORT_POSTS ?= 100000
 bench-import: install  ## an import of a Canny-shaped file of IMPORT_POSTS posts (and a tenth of it), 5 votes a post, then reads
 	$(BIN)/python bench/import_bench.py --posts $(IMPORT_POSTS)
+
+LOCALE_DIR := libs/common/common/locales
+messages: install  ## extract the messages of the code and bring every locale's catalog up to date (docs/languages.md)
+	$(BIN)/pybabel -q extract -F babel.cfg -k N_ -k lazy_gettext -c Translators: --no-location --sort-output --omit-header -o $(LOCALE_DIR)/messages.pot services libs/common gateway
+	$(BIN)/pybabel -q update -i $(LOCALE_DIR)/messages.pot -d $(LOCALE_DIR) --ignore-obsolete --no-fuzzy-matching
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache

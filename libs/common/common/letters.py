@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, PrefixLoader, StrictUndefined, select_autoescape
 
+from common import i18n
 from common.colors import HEX, text_on
 from common.mail import DEFAULT_ACCENT, PRODUCT, Branding, Message, one_line
 
@@ -43,16 +44,20 @@ class Letters:
             keep_trailing_newline=True,
         )
         self.env.globals["product"] = PRODUCT
+        i18n.install(self.env)
 
     def write(self, kind: str, *, to: str, branding: Branding, values: Mapping[str, Any],
-              headers: Mapping[str, str] | None = None, workspace: str | None = None) -> Message:
-        """The message of ``kind`` to ``to``, in ``branding``, saying ``values``; ``headers``
-        and ``workspace`` as :class:`common.mail.Message` takes them."""
-        context = {**values, "brand": brand(branding)}
-        subject = one_line(self._render(kind, "subject", context))
-        context["subject"] = subject
-        return Message(to=to, subject=subject, text=self._render(kind, "txt", context), html=self._render(kind, "html", context),
-                       branding=branding, headers=dict(headers or {}), workspace=workspace)
+              headers: Mapping[str, str] | None = None, workspace: str | None = None, locale: str | None = None) -> Message:
+        """The message of ``kind`` to ``to``, in ``branding``, saying ``values`` in the language
+        ``locale`` (the recipient's: docs/languages.md; English when None); ``headers`` and
+        ``workspace`` as :class:`common.mail.Message` takes them."""
+        with i18n.using(locale) as language:
+            context = {**values, "brand": brand(branding), "lang": language.tag, "dir": language.direction}
+            subject = one_line(self._render(kind, "subject", context))
+            context["subject"] = subject
+            return Message(to=to, subject=subject, text=self._render(kind, "txt", context),
+                           html=self._render(kind, "html", context), branding=branding, headers=dict(headers or {}),
+                           workspace=workspace)
 
     def _render(self, kind: str, part: str, context: Mapping[str, Any]) -> str:
         return self.env.get_template(f"{FOLDER}/{kind}.{part}").render(context)

@@ -19,6 +19,7 @@ class Person(Document):
     email = StringField(required=True)  # lower case; a link reached it, or a workspace's identity provider or SSO token vouched
     name = StringField(required=True)
     avatarUrl = StringField(null=True)
+    locale = StringField(null=True)  # the language they chose (common.i18n); None: their browser's, the workspace's
     # Workspaces where this person ever signed in: there, a sign-in link to the address is asked
     # for by its holder, not a stranger (the cap on mail to strangers' addresses).
     signedInTo = ListField(StringField())

@@ -80,8 +80,8 @@ class PeopleRepository(Repository):
         doc = self.persons.find_one_and_update(
             {"_id": person_id}, {"$set": {**fields, "updatedAt": at}}, return_document=ReturnDocument.AFTER,
         )
-        if doc is not None:  # what live sessions show of their person
-            shown = {k: v for k, v in fields.items() if k in ("name", "avatarUrl")}
+        shown = {k: v for k, v in fields.items() if k in ("name", "avatarUrl")}
+        if doc is not None and shown:  # what live sessions show of their person
             self.sessions.update_many({"personId": person_id}, {"$set": shown})
         return doc
 

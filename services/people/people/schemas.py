@@ -1,5 +1,6 @@
 """Request bodies the people service accepts (JSON Schema, strict)."""
 
+from common import i18n
 from common.validation import array, choice, integer, obj, string
 from people.contract import AUDIT_LIMIT, AUDIT_TYPES, METHODS, ROLES
 
@@ -19,7 +20,10 @@ INVITE = obj({"email": EMAIL, "role": choice(ROLES), "origin": ORIGIN}, required
 CHANGE_ROLE = obj({"role": choice(ROLES)}, required=("role",))
 REQUEST_LINK = obj({"email": EMAIL, "next": NEXT, "origin": ORIGIN}, required=("email",))
 REDEEM = obj({"token": TOKEN}, required=("token",))
-UPDATE_ME = obj({"name": NAME, "avatarUrl": {"anyOf": [URL, {"type": "null"}]}})
+# ``locale``: the language the person reads the platform in, everywhere (pages, the widget,
+# mails; docs/languages.md); null goes back to their browser's and the workspace's.
+LOCALE = {"type": ["string", "null"], "enum": [*i18n.LOCALES, None], "description": "the person's own language, or null"}
+UPDATE_ME = obj({"name": NAME, "avatarUrl": {"anyOf": [URL, {"type": "null"}]}, "locale": LOCALE})
 SIGN_IN_SETTINGS = obj({"endUserMethods": {**array(choice(METHODS)), "uniqueItems": True}})
 AUDIT_PAGE = integer(1, AUDIT_LIMIT[1], AUDIT_LIMIT[0])
 AUDIT_TYPE = choice(AUDIT_TYPES, description="only the entries of this type")

@@ -178,6 +178,7 @@ class PeopleService:
             "id": caller.user_id, "person": shapes.person(person) if person else None, "workspace": caller.workspace,
             "role": caller.role if caller.kind == auth.MANAGER and caller.session_id else None,
             "name": caller.name, "email": caller.email, "avatarUrl": caller.avatar_url,
+            "locale": person.get("locale") if person else None,
         }
 
     def _person_of(self, caller: auth.Caller) -> dict | None:
@@ -193,6 +194,11 @@ class PeopleService:
         person = self._person_of(caller)
         if person is None:
             raise Forbidden("only a person with an email address has a profile to change")
+        fields = check(body, schemas.UPDATE_ME)
+        if "locale" in fields:  # their own language: theirs to choose however they signed in
+            self.repo.update_person(person["_id"], {"locale": fields.pop("locale")}, now())
+            if not fields:
+                return self.me(caller)
         if not self._proven(caller):
             raise Forbidden("your name and picture here come from the app or provider you signed in with; "
                             "to change your profile, sign in with an emailed link")

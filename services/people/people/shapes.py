@@ -4,7 +4,8 @@ from common.ids import iso
 
 
 def person(doc: dict) -> dict:
-    return {"id": str(doc["_id"]), "email": doc["email"], "name": doc["name"], "avatarUrl": doc.get("avatarUrl")}
+    return {"id": str(doc["_id"]), "email": doc["email"], "name": doc["name"], "avatarUrl": doc.get("avatarUrl"),
+            "locale": doc.get("locale")}
 
 
 def exported_person(doc: dict, role: str | None) -> dict:

@@ -8,6 +8,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from common import i18n
 from web import render
 
 from .browsing import DESKTOP, PHONE, page_problems, screenshots
@@ -31,7 +32,17 @@ def test_relative_dates_and_exact_times():
     assert render.relative("2026-11-28T00:00:00Z", NOW) == "just now"  # a clock a little ahead
     assert render.relative("not a date", NOW) == "not a date"[:10] and render.relative(None, NOW) == ""
     assert render.relative("2026-11-24T12:00:00", NOW) == "3 days ago"  # no zone: UTC
-    assert render.exact("2026-11-24T09:05:00+01:00") == "2026-11-24 08:05 UTC"
+    assert render.exact("2026-11-24T09:05:00+01:00").replace("\u202f", " ") == "Nov 24, 2026, 8:05 AM UTC"
+
+
+def test_dates_and_times_in_the_readers_language():
+    with i18n.using("de"):
+        assert render.relative(ago(days=3), NOW) == "vor 3 Tagen"
+        assert render.exact("2026-11-24T09:05:00+01:00") == "24.11.2026, 08:05 UTC"
+    with i18n.using("ja"):
+        assert render.relative(ago(hours=2), NOW) == "2 時間前"
+    with i18n.using("pl"):  # Polish has three plural forms
+        assert [render.relative(ago(days=n), NOW) for n in (1, 2, 5)] == ["1 dzień temu", "2 dni temu", "5 dni temu"]
 
 
 def test_initials_colours_and_avatar_addresses():
@@ -57,7 +68,7 @@ def test_avatar_macro_image_or_initials():
     assert "<img" not in made and re.search(r'<span class="avatar hue-\d+" aria-hidden="true">AL</span>', made)
     byline = str(people.byline({"name": "Ada <b>", "team": True}, "2026-11-24T12:00:00Z"))
     assert '<span class="author">Ada &lt;b&gt;</span> <span class="badge team">Team</span>' in byline
-    assert '<time datetime="2026-11-24T12:00:00Z" title="2026-11-24 12:00 UTC">' in byline
+    assert '<time datetime="2026-11-24T12:00:00Z" title="Nov 24, 2026, 12:00\u202fPM UTC">' in byline
     customer = str(people.byline({"name": None, "label": "Customer"}, None))
     assert 'class="avatar hue-none"' in customer and '<span class="author anonymous">Customer</span>' in customer and "<time" not in customer
 

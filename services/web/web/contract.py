@@ -17,6 +17,10 @@ OIDC_COOKIE = "fb_oidc"
 # An idea an anonymous visitor typed and was asked to sign in to post (an hour; compressed,
 # signed, bound to its workspace): the submit form is filled with it again after signing in.
 DRAFT_COOKIE = "fb_draft"
+# The language this browser chose (the footer's form, or a link's ``?lang=``; one year): a tag of
+# ``common.i18n``. A signed-in person's own choice is kept with them as well (``PATCH /v1/me``).
+LANGUAGE_COOKIE = "fb_lang"
+LANGUAGE_SECONDS = 365 * 24 * 3600
 
 # Every answer of the site carries these (pages, redirects, error pages, stylesheets, scripts):
 # no inline script or style, no framing, no content sniffing.

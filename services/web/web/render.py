@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 import nh3
@@ -12,6 +11,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
+from common import i18n
 from web import reference, shapes
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
@@ -62,35 +62,8 @@ def _clean(html: str) -> Markup:
 HUES = 12  # the generated avatars' colours: classes hue-0 .. hue-11 in site.css
 
 
-def _parse(iso: str | None) -> datetime | None:
-    try:
-        when = datetime.fromisoformat((iso or "").replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
-
-
-def relative(iso: str | None, now: datetime | None = None) -> str:
-    """``iso`` (an API timestamp) as people say it: "just now", "5 minutes ago", "3 days ago",
-    "2 months ago"; a time that cannot be read as itself (its day), a time ahead as "just now"."""
-    when = _parse(iso)
-    if when is None:
-        return (iso or "")[:10]
-    seconds = ((now or datetime.now(timezone.utc)) - when).total_seconds()
-    for limit, unit, size in ((3600, "minute", 60), (86400, "hour", 3600), (30 * 86400, "day", 86400),
-                              (365 * 86400, "month", 30 * 86400), (float("inf"), "year", 365 * 86400)):
-        if seconds < limit:
-            n = int(seconds // size)
-            if n < 1:
-                return "just now" if unit == "minute" else f"1 {unit} ago"
-            return f"{n} {unit}{'' if n == 1 else 's'} ago"
-    return (iso or "")[:10]  # pragma: no cover
-
-
-def exact(iso: str | None) -> str:
-    """``iso`` as a reader's exact time: "2026-11-27 14:25 UTC"."""
-    when = _parse(iso)
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if when else (iso or "")
+# Times as the reader's locale says them (common.i18n): "3 days ago", "vor 3 Tagen".
+relative, exact = i18n.relative, i18n.exact
 
 
 def initials(name: str | None) -> str:
@@ -129,14 +102,13 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    i18n.install(env)  # the reader's words, dates and numbers (docs/languages.md)
     env.filters["markdown"] = markdown
     env.filters["markdown_inline"] = markdown_inline
     env.filters["words"] = reference.words
-    env.filters["day"] = lambda iso: (iso or "")[:10]
+    env.filters["day"] = i18n.date
     env.filters["month"] = shapes.month
     env.filters["number"] = shapes.number
-    env.filters["relative"] = relative
-    env.filters["exact"] = exact
     env.filters["initials"] = initials
     env.filters["hue"] = hue
     env.filters["https_url"] = https_url

@@ -14,12 +14,13 @@ from urllib.parse import parse_qsl
 
 import falcon
 
+from common import i18n
 from common.errors import FeedbackError
 from common.public_api import CLIENT_HEADER
 from web import shapes
 from web.api import ApiError
-from web.contract import SECURITY_HEADERS
-from web.shapes import Asset, Json, Page, Redirect
+from web.contract import LANGUAGE_COOKIE, LANGUAGE_SECONDS, SECURITY_HEADERS
+from web.shapes import Asset, Json, Languages, Page, Redirect
 
 
 def form(req) -> dict:
@@ -39,6 +40,13 @@ def origin(req) -> str:
     """Where the visitor's browser is (scheme://host), as the gateway forwards it."""
     scheme = req.get_header("X-Forwarded-Proto") or req.scheme
     return f"{scheme}://{req.get_header('X-Forwarded-Host') or req.netloc}"
+
+
+def languages_of(req) -> Languages:
+    """What in the request says which language to answer in (``Site.locale`` decides)."""
+    asked, cookie = req.get_param("lang"), req.cookies.get(LANGUAGE_COOKIE)
+    return Languages(asked=asked if i18n.is_locale(asked) else None, cookie=cookie if i18n.is_locale(cookie) else None,
+                     accept=req.get_header("Accept-Language"))
 
 
 def refusal(ex: Exception) -> Page:
@@ -61,15 +69,32 @@ class PageResource:
         visitor's cookies are neither read nor set and browsers may cache it."""
         resp.set_headers(SECURITY_HEADERS)
         cookies, client = {} if public else req.cookies, req.get_header(CLIENT_HEADER)
+        languages = Languages() if public else languages_of(req)
         try:
-            visitor = self.site.visitor(slug, cookies, client, origin(req))
+            visitor = self.site.visitor(slug, cookies, client, origin(req), languages)
         except ApiError as ex:  # who is signed in could not be checked: say so, to nobody in particular
-            visitor, answer = self.site.anonymous(slug, cookies, client), refusal(ex)
-        else:
-            try:
-                answer = action(visitor, *args)
-            except (FeedbackError, ApiError) as ex:
-                answer = refusal(ex)
+            visitor = self.site.anonymous(slug, cookies, client, languages)
+            with i18n.using(self.site.locale(visitor)):
+                self._answer(req, resp, visitor, refusal(ex), public)
+            return
+        if public:
+            self._answer(req, resp, visitor, self._try(action, visitor, *args), public)
+            return
+        with i18n.using(self.site.locale(visitor)) as language:
+            if languages.asked == language.tag and languages.asked != languages.cookie:
+                # A shared link's language stays this browser's choice on the pages it goes on to.
+                visitor.cookies.append((LANGUAGE_COOKIE, language.tag, LANGUAGE_SECONDS))
+            self._answer(req, resp, visitor, self._try(action, visitor, *args), public)
+
+    @staticmethod
+    def _try(action, visitor, *args):
+        try:
+            return action(visitor, *args)
+        except (FeedbackError, ApiError) as ex:
+            return refusal(ex)
+
+    def _answer(self, req, resp, visitor, answer, public: bool) -> None:
+        """Write ``answer``, in the language of the moment (``common.i18n.using``)."""
         if not public:
             self._set_cookies(req, resp, visitor.cookies)
         if isinstance(answer, Asset):

@@ -27,6 +27,7 @@ from importlib.resources import files
 from base64 import urlsafe_b64decode, urlsafe_b64encode
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from common import i18n
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
 from common.validation import check
@@ -34,7 +35,7 @@ from web import schemas, shapes, subscriptions
 from web.api import ApiClient, ApiError
 from web.contract import ANON_COOKIE, DRAFT_COOKIE, OIDC_COOKIE, SESSION_COOKIE
 from web.preferences import chosen_theme
-from web.shapes import Asset, Json, Page, Redirect
+from web.shapes import Asset, Json, Languages, Page, Redirect
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,8 @@ class Visitor:
     oidc_state: str | None = None  # the OpenID Connect sign-in this browser started
     draft: str | None = None  # the signed idea this browser typed before it was asked to sign in (DRAFT_COOKIE)
     theme: str | None = None  # light | dark | system, as this browser chose (web.preferences); None: the workspace's
+    languages: Languages = field(default_factory=lambda: Languages())  # what says which language to answer in
+    branding: dict | None = None  # GET /branding, once a request (the language and every page need it)
 
     @property
     def is_manager(self) -> bool:
@@ -141,7 +144,8 @@ class Site:
         self.secret = config.cookie_secret
 
     # ---- who is visiting -------------------------------------------------------------
-    def visitor(self, slug: str, cookies: dict, client: str | None = None, origin: str | None = None) -> Visitor:
+    def visitor(self, slug: str, cookies: dict, client: str | None = None, origin: str | None = None,
+                languages: Languages | None = None) -> Visitor:
         """Who is visiting, from the site's cookies. ``client``: the gateway's signed token of
         the visitor's address (``CLIENT_HEADER``), sent back unchanged on every /v1 call, so
         per-address limits count visitors, not the site, and nothing the site says about an
@@ -160,7 +164,8 @@ class Site:
         anon_csrf = _sign(self.secret, "csrf:" + anon_id)[:32]
         anonymous = Visitor(slug, anon_id, "anonymous", {"X-Feedback-Anonymous-Id": anon_id, **forwarded}, anon_csrf,
                             None, fresh, anon_csrf, forwarded, origin, oidc_state=cookies.get(OIDC_COOKIE) or None,
-                            draft=cookies.get(DRAFT_COOKIE) or None, theme=chosen_theme(cookies))
+                            draft=cookies.get(DRAFT_COOKIE) or None, theme=chosen_theme(cookies),
+                            languages=languages or Languages())
         token = cookies.get(SESSION_COOKIE) or ""
         if not token:
             return anonymous
@@ -180,12 +185,31 @@ class Site:
         kind = "manager" if me.get("role") else "user"
         csrf = _sign(self.secret, "csrf:" + token)[:32]
         return Visitor(slug, anon_id, kind, identity, csrf, token, fresh, anon_csrf, forwarded, origin, me,
-                       anonymous.oidc_state, anonymous.draft, anonymous.theme)
+                       anonymous.oidc_state, anonymous.draft, anonymous.theme, anonymous.languages)
 
-    def anonymous(self, slug: str, cookies: dict, client: str | None = None) -> Visitor:
+    def anonymous(self, slug: str, cookies: dict, client: str | None = None, languages: Languages | None = None) -> Visitor:
         """The visitor as if nobody were signed in: whom an error page is shown to when the
         session could not be checked."""
-        return self.visitor(slug, {k: v for k, v in cookies.items() if k != SESSION_COOKIE}, client)
+        return self.visitor(slug, {k: v for k, v in cookies.items() if k != SESSION_COOKIE}, client, languages=languages)
+
+    def branding(self, visitor: Visitor) -> dict:
+        """The workspace's branding (one API call a request, kept on the visitor)."""
+        if visitor.branding is None:
+            visitor.branding = self._call(visitor, "GET", "/branding")
+        return visitor.branding
+
+    def locale(self, visitor: Visitor) -> str:
+        """The language to answer ``visitor`` in (docs/languages.md): a link's ``?lang=``, the
+        person's own choice, this browser's, its ``Accept-Language`` among the workspace's
+        enabled languages, else the workspace's default. A workspace that cannot be read (none
+        by that name) offers every language."""
+        try:
+            branding = self.branding(visitor)
+        except ApiError:
+            branding = {}
+        chosen = visitor.me.get("locale") or visitor.languages.cookie
+        return i18n.choose(asked=visitor.languages.asked, chosen=chosen, accept_language=visitor.languages.accept,
+                           enabled=branding.get("locales") or (), default=branding.get("defaultLocale"))
 
     def _anon_id(self, cookie: str) -> str | None:
         value, _, signature = cookie.partition(".")
@@ -216,8 +240,7 @@ class Site:
 
     def _common(self, visitor: Visitor) -> dict:
         """What every page shows: branding and who is signed in (one API call)."""
-        branding = self._call(visitor, "GET", "/branding")
-        return {"branding": branding, "visitor": visitor, "slug": visitor.slug, "base": f"/b/{visitor.slug}"}
+        return {"branding": self.branding(visitor), "visitor": visitor, "slug": visitor.slug, "base": f"/b/{visitor.slug}"}
 
     def _local(self, visitor: Visitor, target: str | None, fallback: str) -> str:
         base = f"/b/{visitor.slug}"
@@ -897,7 +920,7 @@ class Site:
     def theme_css(self, visitor: Visitor) -> Asset:
         """The workspace's colours: its primary colour and its tags' (public, read as nobody).
         Tags that cannot be read leave the chips in the site's neutral style."""
-        branding = self._call(visitor, "GET", "/branding")
+        branding = self.branding(visitor)
         try:
             tags = self._call(visitor, "GET", "/triage")["tags"]
         except ApiError as ex:

@@ -7,14 +7,17 @@ template shows, and hold no rule of who may see what: that is the API's.
 
 from __future__ import annotations
 
-import calendar
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date
 from urllib.parse import urlencode
 
 import jwt
+from babel.dates import format_skeleton
+from babel.numbers import format_decimal
 
+from common import i18n
 from common.colors import HEX as HEX_COLOR
 from common.colors import long_hex, text_on
 from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
@@ -22,6 +25,16 @@ from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
 # Comments deeper than this are shown at this depth (the page stays readable on a phone).
 MAX_SHOWN_DEPTH = 6
 DEFAULT_COLOR = "#2563eb"
+
+
+@dataclass(frozen=True)
+class Languages:
+    """What says which language a request is answered in (``common.i18n.choose``): a link's
+    ``?lang=``, this browser's choice (``contract.LANGUAGE_COOKIE``) and its ``Accept-Language``."""
+
+    asked: str | None = None
+    cookie: str | None = None
+    accept: str | None = None
 
 
 @dataclass
@@ -144,19 +157,22 @@ def field_text(kind: str, value) -> str:
 
 
 def number(value) -> str:
-    """A number as people read it: ``3`` rather than ``3.0``, at most two decimals."""
+    """A number as the reader's locale writes it: ``3`` rather than ``3.0``, at most two
+    decimals, grouped (``1,234.5``, ``1.234,5``)."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value if value is not None else "")
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    if round(value, 2) == 0:
+        value = 0
+    return format_decimal(value, format="#,##0.##", locale=i18n.current().babel)
 
 
 def month(eta: str | None) -> str:
-    """An ETA (``YYYY-MM``) as a month and year (``March 2027``); another value as it is."""
+    """An ETA (``YYYY-MM``) as a month and year in the reader's locale (``March 2027``, ``März
+    2027``); another value as it is."""
     match = re.fullmatch(r"([0-9]{4})-(0[1-9]|1[0-2])", eta or "")
     if not match:
         return eta or ""
-    return f"{calendar.month_name[int(match.group(2))]} {match.group(1)}"
+    return format_skeleton("yMMMM", date(int(match.group(1)), int(match.group(2)), 1), locale=i18n.current().babel)
 
 
 def account(token: str) -> dict:

@@ -48,7 +48,8 @@ class Imports:
     # What an import may set of the settings: each but the SSO secret (an export never holds it)
     # and whether tokens must name the workspace (it goes with the secret).
     SETTINGS = ("primaryColor", "theme", "hidePoweredBy", "anonSubmit", "anonVote", "anonComment", "authorVotes",
-                "hideCustomerNames", "erasedUserContent", "brandVoice", "widgetOrigins", "widgetPosition", "widgetLabel")
+                "hideCustomerNames", "erasedUserContent", "brandVoice", "widgetOrigins", "widgetPosition", "widgetLabel",
+                "defaultLocale", "locales")
 
     def _settings(self, slug: str, items: list[dict]) -> dict:
         """Each item (our export's settings.json) sets what it names of SETTINGS; the workspace's

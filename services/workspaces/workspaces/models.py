@@ -53,6 +53,8 @@ class WorkspaceSettings(EmbeddedDocument):
     widgetOrigins = ListField(StringField(), default=list)  # pages allowed to embed the widget (services/widget)
     widgetPosition = StringField(default="bottom-right")  # the widget's launcher: bottom-right or bottom-left
     widgetLabel = StringField(default="Feedback")  # the launcher's words, its accessible name
+    defaultLocale = StringField(default="en")  # the language where nobody's choice names an enabled one (common.i18n)
+    locales = ListField(StringField(), null=True)  # the enabled languages; unset: every one the platform speaks
     brandVoice = StringField(default="")
     ssoSecret = StringField(null=True)  # sealed (common.secretbox): the platform reads it back to check tokens
     ssoRequireAud = BooleanField(default=False)  # set with every secret since tokens must carry ``aud``

@@ -4,6 +4,7 @@ These are the schemas the OpenAPI document shows: ``openapi.yaml`` names each wi
 ``x-schema`` and the gateway puts it in.
 """
 
+from common import i18n
 from common.ids import SLUG_PATTERN as SLUG  # workspaces, boards and statuses share it
 from common.validation import BOOLEAN, VISIBLE, integer, obj, string
 from workspaces import contract
@@ -82,6 +83,12 @@ SETTINGS = obj(
                            "description": "where the widget's launcher sits on the page"},
         "widgetLabel": string(WIDGET_LABEL_MAX, 1, pattern=rf"^{VISIBLE}(.*{VISIBLE})?$",
                               description="the widget launcher's words (its accessible name)"),
+        "defaultLocale": {"type": "string", "enum": list(i18n.LOCALES),
+                          "description": "the language of the board, the widget and mails where a person's own choice "
+                                         "and their browser's languages name none of the enabled ones (docs/languages.md)"},
+        "locales": {"type": "array", "minItems": 1, "maxItems": len(i18n.LOCALES), "uniqueItems": True,
+                    "items": {"type": "string", "enum": list(i18n.LOCALES)},
+                    "description": "the languages people may see the workspace in (all by default); must hold defaultLocale"},
         "brandVoice": string(2000),
         "ssoSecret": {
             "description": (

@@ -146,12 +146,23 @@ class WorkspaceService:
         if not fields:
             return self._settings(self._workspace(slug))
         settings = dict(fields)
+        if "defaultLocale" in fields or "locales" in fields:
+            self._check_languages(self._workspace(slug), fields)
         if "ssoSecret" in fields:
             # A secret set from now on signs tokens that must name the workspace in ``aud``; those
             # set before keep the old rule (the flag is absent), so no integration breaks.
             settings["ssoRequireAud"] = fields["ssoSecret"] is not None
         doc = self._change(slug, lambda tx: tx.change_settings(slug, settings), changed=shapes.settings_changed(fields, caller))
         return self._settings(doc)
+
+    @staticmethod
+    def _check_languages(doc: dict, fields: dict) -> None:
+        """The default language must be one of the enabled ones, as they will be after the change."""
+        stored = shapes.languages(doc.get("settings", {}))
+        default, enabled = fields.get("defaultLocale", stored["defaultLocale"]), fields.get("locales", stored["locales"])
+        if default not in enabled:
+            raise BadRequest(f"defaultLocale '{default}' must be one of the enabled locales",
+                             errors=[{"field": "defaultLocale", "message": "must be one of locales"}])
 
     def _settings(self, doc: dict) -> dict:
         return shapes.settings(doc, self.repo.sso_secret(doc))

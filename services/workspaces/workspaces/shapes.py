@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from common import auth
+from common import auth, i18n
 from common.idempotency import ShownOnce
 from common.ids import iso
 from workspaces import contract, schemas
@@ -61,6 +61,7 @@ def settings(doc: dict, sso_secret: str | None) -> dict:
         "hideCustomerNames": bool(s.get("hideCustomerNames", False)),
         "erasedUserContent": s.get("erasedUserContent", "keep"),
         **widget(s),
+        **languages(s),
         "brandVoice": s.get("brandVoice", ""),
         "ssoSecret": sso_secret,
         "ssoRequireAud": bool(s.get("ssoRequireAud", False)),
@@ -85,7 +86,16 @@ def branding(doc: dict) -> dict:
         "customDomain": doc.get("customDomain"),
         # Public: the widget (services/widget) reads them as nobody, to answer the pages embedding it.
         **widget(s),
+        # Public: which language a page, the widget or a mail speaks (common.i18n.choose).
+        **languages(s),
     }
+
+
+def languages(s: dict) -> dict:
+    """The workspace's languages, defaults filled in: every one the platform speaks, English first."""
+    enabled = [t for t in (s.get("locales") or i18n.LOCALES) if t in i18n.LOCALES]
+    default = s.get("defaultLocale") if s.get("defaultLocale") in enabled else (enabled or [i18n.DEFAULT])[0]
+    return {"defaultLocale": default, "locales": enabled or [i18n.DEFAULT]}
 
 
 def widget(s: dict) -> dict:
