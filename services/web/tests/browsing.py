@@ -89,3 +89,44 @@ def accept_invitation(pg, link: str) -> None:
 def sign_in_as_team(pg, workspace, email: str, role: str = "owner") -> None:
     """``pg``'s browser signed in as a new team member of ``workspace`` (invited, accepted)."""
     accept_invitation(pg, invite(workspace, email, role))
+
+
+# Every word the code shows, in the pseudo-locale (``?lang=en-XA``, common.i18n.pseudo), is
+# inside ⟦…⟧; what is left is the page's user content or a word the catalogs miss.
+_PSEUDO_SPAN = re.compile(r"⟦[^⟧]*⟧")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_SHOWN_TEXT = """() => {
+  const out = [];
+  const shown = el => el && !el.closest('script,style,template,[hidden],[aria-hidden="true"] .sr-none')
+    && getComputedStyle(el).display !== 'none' && getComputedStyle(el).visibility !== 'hidden';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (shown(n.parentElement) && n.textContent.trim()) out.push(n.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[placeholder],[aria-label],[title],img[alt],input[type=submit][value]')) {
+    for (const a of ['placeholder', 'aria-label', 'title', 'alt', 'value'])
+      if (el.hasAttribute(a) && (a !== 'value' || el.type === 'submit') && el.getAttribute(a).trim()) out.push(el.getAttribute(a).trim());
+  }
+  out.push(document.title);
+  return out;
+}"""
+
+
+def untranslated(pg, allowed=()) -> list[str]:
+    """The page's shown text (and its placeholders, labels, titles, alt texts and title) that the
+    pseudo-locale did not mark: a page opened with ``?lang=en-XA`` should show none but its user
+    content, the ``allowed`` strings (titles, names, slugs the test made)."""
+    left = []
+    for text in pg.evaluate(_SHOWN_TEXT):
+        rest = _PSEUDO_SPAN.sub(" ", text)
+        for kept in sorted(allowed, key=len, reverse=True):
+            rest = rest.replace(kept, " ")
+        if _WORD.search(rest):
+            left.append(text)
+    return left
+
+
+def too_wide(pg) -> int:
+    """How many pixels the page is wider than its window (0: no horizontal scrolling)."""
+    wide, viewport = pg.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    return max(0, wide - viewport)
