@@ -1,6 +1,7 @@
 """What the workspaces service owns, publishes and consumes."""
 
 from common.auth import ACTOR_SCHEMA as ACTOR
+from common.i18n import N_
 from common.validation import BOOLEAN, ID, INTEGER, TEXT, TIMESTAMP, array, nullable, shape
 
 TOPIC = "feedback.workspaces"
@@ -102,13 +103,15 @@ THEMES = ("light", "dark", "system")
 AUTHOR_VOTES_DEFAULT = True
 
 DEFAULT_STATUSES = (
-    # slug, name, colour, shown on the roadmap, counts as closed
-    ("open", "Open", "#64748b", True, False),
-    ("under-review", "Under review", "#f59e0b", True, False),
-    ("planned", "Planned", "#8b5cf6", True, False),
-    ("in-progress", "In progress", "#3b82f6", True, False),
-    ("complete", "Complete", "#22c55e", True, True),
-    ("closed", "Closed", "#ef4444", False, True),
+    # slug, name, colour, shown on the roadmap, counts as closed. The names are stored in English
+    # and marked for the catalogs: the pages show a status's name translated (``_(name)``), so the
+    # defaults read in the reader's language while a team's own names stay as written.
+    ("open", N_("Open"), "#64748b", True, False),
+    ("under-review", N_("Under review"), "#f59e0b", True, False),
+    ("planned", N_("Planned"), "#8b5cf6", True, False),
+    ("in-progress", N_("In progress"), "#3b82f6", True, False),
+    ("complete", N_("Complete"), "#22c55e", True, True),
+    ("closed", N_("Closed"), "#ef4444", False, True),
 )
 DEFAULT_STATUS = "open"
 # Statuses stored before ``closed`` existed count as closed when their slug is one of these.
