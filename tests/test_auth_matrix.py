@@ -200,7 +200,7 @@ def test_roles_on_every_route(api, roles):
                 problems.append(f"{role} {method} {template}: {r.status_code}")
                 continue
             # {"error"}, and a refusal by the schema check (400, 413) also lists its "errors".
-            shapes = [{"error"}, {"error", "errors"}] if r.status_code in (400, 413) else [{"error"}]
+            shapes = [{"error", "code"}, {"error", "code", "errors"}] if r.status_code in (400, 413) else [{"error", "code"}]
             if r.status_code >= 400 and set(r.json()) not in shapes:
                 problems.append(f"{role} {method} {template}: error body {r.text[:80]}")
             refused = r.status_code in (401, 403)

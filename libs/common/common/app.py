@@ -115,22 +115,24 @@ def _read_body(req, limit: int) -> bytes:
 
 def _serialize_http_error(req, resp, exception: falcon.HTTPError):
     resp.content_type = falcon.MEDIA_JSON
-    resp.data = json.dumps({"error": _describe_http_error(req, exception)}).encode()
+    message, code = _describe_http_error(req, exception)
+    resp.data = json.dumps({"error": message, "code": code}).encode()
 
 
-def _describe_http_error(req, ex: falcon.HTTPError) -> str:
+def _describe_http_error(req, ex: falcon.HTTPError) -> tuple[str, str]:
+    """Falcon's own refusal as the platform's message and code."""
     if isinstance(ex, falcon.HTTPRouteNotFound):
-        return f"no such path: {req.path}"
+        return f"no such path: {req.path}", "no_such_path"
     if isinstance(ex, falcon.HTTPMethodNotAllowed):
         allowed = ex.headers.get("Allow", "") if ex.headers else ""
-        return f"method {req.method} is not allowed here (allowed: {allowed})"
+        return f"method {req.method} is not allowed here (allowed: {allowed})", "method_not_allowed"
     if isinstance(ex, falcon.MediaNotFoundError):
-        return "request body is required"
+        return "request body is required", "body_required"
     if isinstance(ex, falcon.MediaMalformedError):
-        return "request body is not valid JSON"
+        return "request body is not valid JSON", "invalid_json"
     if isinstance(ex, falcon.HTTPUnsupportedMediaType):
-        return "request body must be application/json"
-    return ex.description or ex.title
+        return "request body must be application/json", "unsupported_media_type"
+    return ex.description or ex.title, "http_" + str(ex.status_code)
 
 
 def _json_answer(resp, status, body: dict) -> None:
@@ -146,18 +148,18 @@ def _handle_feedback_error(req, resp, ex: FeedbackError, params):
         resp.set_header(name, value)
     # A refusal of the request's validation lists every field's problem besides the one line
     # (``errors``); every other refusal is ``{"error"}`` alone (docs/architecture.md, status 400).
-    _json_answer(resp, ex.status, {"error": ex.message} if ex.errors is None else {"error": ex.message, "errors": ex.errors})
+    _json_answer(resp, ex.status, ex.body())
 
 
 def _handle_api_error(req, resp, ex: ApiError, params):
     """The ``/v1`` call a front service made for this request was refused: its status and message."""
-    _json_answer(resp, ex.status, {"error": ex.message})
+    _json_answer(resp, ex.status, {"error": ex.message, "code": ex.code})
 
 
 def _handle_database_down(req, resp, ex: PyMongoError, params):
     log.warning("database unavailable: %s", ex)
     resp.set_header("Retry-After", "1")
-    _json_answer(resp, falcon.HTTP_503, {"error": "database unavailable, try again shortly"})
+    _json_answer(resp, falcon.HTTP_503, {"error": "database unavailable, try again shortly", "code": "unavailable"})
 
 
 def _handle_unexpected(req, resp, ex: Exception, params):
@@ -165,7 +167,7 @@ def _handle_unexpected(req, resp, ex: Exception, params):
         raise ex  # Falcon's own errors keep their status; the serializer shapes the body.
     request_id = req.context.get("request_id", "")
     log.exception("unhandled error on %s %s (request %s)", req.method, req.path, request_id)
-    _json_answer(resp, falcon.HTTP_500, {"error": f"internal error (request id {request_id})"})
+    _json_answer(resp, falcon.HTTP_500, {"error": f"internal error (request id {request_id})", "code": "internal_error"})
 
 
 class PersonalData:

@@ -19,12 +19,13 @@ CLIENT_HEADER = "X-Feedback-Client"
 
 
 class ApiError(Exception):
-    """The API refused or failed: its status and its ``{"error": ...}`` message."""
+    """The API refused or failed: its status, its ``{"error": ...}`` message and its ``code``."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, code: str | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code or ("unavailable" if status == 503 else f"http_{status}")
 
 
 class ApiClient:
@@ -53,5 +54,6 @@ class ApiClient:
             data = None
         if answer.status >= 300:
             message = data.get("error") if isinstance(data, dict) else None
-            raise ApiError(answer.status, message or f"the API answered {answer.status}")
+            code = data.get("code") if isinstance(data, dict) and isinstance(data.get("code"), str) else None
+            raise ApiError(answer.status, message or f"the API answered {answer.status}", code)
         return data

@@ -40,7 +40,7 @@ class JsonErrorWorker(ThreadWorker):
         if refused is None:
             return super().handle_error(req, client, addr, exc)
         status, reason, message = refused
-        body = json.dumps({"error": message}).encode()
+        body = json.dumps({"error": message, "code": "malformed_request" if status == 400 else "request_too_large"}).encode()
         head = f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         try:
             util.write_nonblock(client, head.encode("latin1") + body)

@@ -159,20 +159,32 @@ def _problems(errors: list[jsonschema.ValidationError], first: jsonschema.Valida
     return problems
 
 
+# What each JSON Schema keyword's failure is called in an error's ``code`` (stable: a client
+# shows its own words for it; docs/languages.md).
+CODES = {
+    "required": "required", "additionalProperties": "unknown_field", "type": "wrong_type", "enum": "not_allowed",
+    "const": "not_allowed", "maxLength": "too_long", "minLength": "too_short", "pattern": "invalid_format",
+    "format": "invalid_format", "maximum": "too_large", "exclusiveMaximum": "too_large", "minimum": "too_small",
+    "exclusiveMinimum": "too_small", "maxItems": "too_many", "minItems": "too_few", "uniqueItems": "duplicate",
+    "maxProperties": "too_many", "minProperties": "too_few", "multipleOf": "not_allowed",
+}
+
+
 def _fields(error: jsonschema.ValidationError) -> list[dict]:
     """What one error says, field by field: ``field`` is the field's dotted path (``title``,
-    ``fields.eta``, ``postIds.2``; ``""`` for the body itself)."""
+    ``fields.eta``, ``postIds.2``; ``""`` for the body itself), ``code`` what is wrong with it."""
     names = _exactly_one(error)
     if names is not None:  # about a choice of fields: the first of them names it
-        return [{"field": _dotted([*names[1], names[0][0]]), "message": _describe(error)}]
+        return [{"field": _dotted([*names[1], names[0][0]]), "message": _describe(error), "code": "choose_one"}]
     at = list(error.absolute_path)
     if error.validator == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return [{"field": field, "message": f"unknown field '{field}'"} for field in (_dotted([*at, name]) for name in extra)]
+        return [{"field": field, "message": f"unknown field '{field}'", "code": "unknown_field"}
+                for field in (_dotted([*at, name]) for name in extra)]
     if error.validator == "required":
         field = _dotted([*at, error.missing])
-        return [{"field": field, "message": f"field '{field}' is required"}]
-    return [{"field": _dotted(at), "message": _describe(error)}]
+        return [{"field": field, "message": f"field '{field}' is required", "code": "required"}]
+    return [{"field": _dotted(at), "message": _describe(error), "code": CODES.get(error.validator, "invalid")}]
 
 
 def _dotted(path) -> str:
@@ -275,32 +287,32 @@ def param(req: falcon.Request, name: str, schema: dict, required: bool = False):
     raw = req.params.get(name)
     if raw is None:
         if required:
-            raise _refused(name, "is required")
+            raise _refused(name, "is required", "required")
         return schema.get("default")
     if not isinstance(raw, str):
-        raise _refused(name, "must be given once")
+        raise _refused(name, "must be given once", "duplicate")
     if schema.get("type") == "integer":
         # Digits only: Python's int() would also take " 7", "+7", "7_0" and other scripts' digits.
         if not _INTEGER.fullmatch(raw):
-            raise _refused(name, "must be an integer")
+            raise _refused(name, "must be an integer", "wrong_type")
         value = int(raw)
         if not schema["minimum"] <= value <= schema["maximum"]:
-            raise _refused(name, f"must be between {schema['minimum']} and {schema['maximum']}")
+            raise _refused(name, f"must be between {schema['minimum']} and {schema['maximum']}", "out_of_range")
         return value
     if "enum" in schema and raw not in schema["enum"]:
-        raise _refused(name, f"must be one of: {', '.join(schema['enum'])}")
+        raise _refused(name, f"must be one of: {', '.join(schema['enum'])}", "not_allowed")
     if len(raw) < schema.get("minLength", 0):
-        raise _refused(name, "must not be empty")
+        raise _refused(name, "must not be empty", "too_short")
     if len(raw) > schema.get("maxLength", len(raw)):
-        raise _refused(name, f"must be at most {schema['maxLength']} characters")
+        raise _refused(name, f"must be at most {schema['maxLength']} characters", "too_long")
     if "pattern" in schema and not _regex(schema["pattern"]).search(raw):
-        raise _refused(name, "must not be blank" if schema["pattern"] == VISIBLE else "has an invalid format")
+        raise _refused(name, "must not be blank" if schema["pattern"] == VISIBLE else "has an invalid format", "invalid_format")
     return raw
 
 
-def _refused(name: str, says: str) -> BadRequest:
+def _refused(name: str, says: str, code: str) -> BadRequest:
     message = f"query parameter '{name}' {says}"
-    return BadRequest(message, errors=[{"field": name, "message": message}])
+    return BadRequest(message, errors=[{"field": name, "message": message, "code": code}])
 
 
 _INTEGER = re.compile(r"-?[0-9]+")

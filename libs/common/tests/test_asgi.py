@@ -152,9 +152,9 @@ def test_only_what_the_gateway_signed_passes_and_once(front):
     assert answer.status_code == 200, answer.text
     assert answer.json == {"caller": auth.ADMIN, "body": '{"title": "x"}', "query": "a=1"}
     replay = front.simulate_post("/echo", body=body, query_string="a=1", headers=headers)
-    assert (replay.status_code, replay.json) == (401, {"error": "requests must come through the gateway"})
+    assert (replay.status_code, replay.json) == (401, {"error": "requests must come through the gateway", "code": "unauthorized"})
     unsigned = front.simulate_post("/echo", body=body)
-    assert (unsigned.status_code, unsigned.json) == (401, {"error": "requests must come through the gateway"})
+    assert (unsigned.status_code, unsigned.json) == (401, {"error": "requests must come through the gateway", "code": "unauthorized"})
     other_body = front.simulate_post("/echo", body=b'{"title": "y"}', headers=signed("POST", "/echo", body))
     assert other_body.status_code == 401, "the signature covers the body"
     other_service = auth.signed_headers(SECRET, "web", "POST", "/echo", "", body, auth.Caller())
@@ -170,7 +170,7 @@ def test_a_covered_header_is_bound_to_its_signature(front):
 def test_a_body_past_the_limit_is_refused_before_the_signature(front):
     big = b"x" * (MAX_BODY + 1)
     answer = front.simulate_post("/echo", body=big, headers=signed("POST", "/echo", big))
-    assert (answer.status_code, answer.json) == (413, {"error": f"request body exceeds {MAX_BODY} bytes"})
+    assert (answer.status_code, answer.json) == (413, {"error": f"request body exceeds {MAX_BODY} bytes", "code": "payload_too_large"})
     exact = b"x" * MAX_BODY
     assert front.simulate_post("/echo", body=exact, headers=signed("POST", "/echo", exact)).status_code == 200
 
@@ -179,14 +179,15 @@ def test_every_refusal_is_one_json_shape(front):
     def get(query):
         return front.simulate_get("/refuse", query_string=query, headers=signed("GET", "/refuse", query=query))
 
-    assert (get("with=domain").status_code, get("with=domain").json) == (409, {"error": "that name is taken"})
+    assert (get("with=domain").status_code, get("with=domain").json) == (409, {"error": "that name is taken", "code": "conflict"})
     limited = get("with=api")
-    assert (limited.status_code, limited.json) == (429, {"error": "too many requests from this address"}), "the API's refusal, as it came"
+    assert (limited.status_code, limited.json) == (429, {"error": "too many requests from this address", "code": "http_429"}), "the API's refusal, as it came"
     for query in ("with=bug", "with=page-bug"):
         bug = get(query)
-        assert bug.status_code == 500 and bug.json == {"error": f"internal error (request id {bug.headers['X-Request-Id']})"}
+        assert bug.status_code == 500 and bug.json == {"error": f"internal error (request id {bug.headers['X-Request-Id']})",
+                                                      "code": "internal_error"}
     missing = front.simulate_get("/nope", headers=signed("GET", "/nope"))
-    assert (missing.status_code, missing.json) == (404, {"error": "no such path: /nope"})
+    assert (missing.status_code, missing.json) == (404, {"error": "no such path: /nope", "code": "no_such_path"})
     wrong = front.simulate_delete("/echo", headers=signed("DELETE", "/echo"))
     assert wrong.status_code == 405 and wrong.json["error"].startswith("method DELETE is not allowed here")
 

@@ -138,7 +138,7 @@ def test_the_kit_middleware_refuses_a_replay(service):
     headers = auth.signed_headers("secret", "svc", "GET", "/v1/echo", "", None, auth.Caller(kind=auth.ADMIN))
     assert service.simulate_get("/v1/echo", headers=headers).json == {"caller": auth.ADMIN}
     replay = service.simulate_get("/v1/echo", headers=headers)
-    assert (replay.status_code, replay.json) == (401, {"error": "requests must come through the gateway"})
+    assert (replay.status_code, replay.json) == (401, {"error": "requests must come through the gateway", "code": "unauthorized"})
 
 
 @pytest.mark.parametrize("name", COVERED)

@@ -73,26 +73,26 @@ def test_param_reads_what_its_schema_allows(query, name, schema, expected):
 
 
 @pytest.mark.parametrize(
-    "query, name, schema, message",
+    "query, name, schema, message, code",
     [
-        ("limit=0", "limit", LIMIT, "query parameter 'limit' must be between 1 and 100"),
-        ("limit=+7", "limit", LIMIT, "query parameter 'limit' must be an integer"),
-        ("limit=%207", "limit", LIMIT, "query parameter 'limit' must be an integer"),
-        ("limit=7_0", "limit", LIMIT, "query parameter 'limit' must be an integer"),
-        ("limit=", "limit", LIMIT, "query parameter 'limit' must be an integer"),
-        ("limit=1&limit=2", "limit", LIMIT, "query parameter 'limit' must be given once"),
-        ("sort=", "sort", SORT, "query parameter 'sort' must be one of: newest, top"),
-        ("sort=random", "sort", SORT, "query parameter 'sort' must be one of: newest, top"),
-        ("q=%20", "q", string(5, 1, pattern=VISIBLE), "query parameter 'q' must not be blank"),
-        ("q=123456", "q", string(5, 1), "query parameter 'q' must be at most 5 characters"),
-        ("", "q", string(5, 1), "query parameter 'q' is required"),
+        ("limit=0", "limit", LIMIT, "query parameter 'limit' must be between 1 and 100", "out_of_range"),
+        ("limit=+7", "limit", LIMIT, "query parameter 'limit' must be an integer", "wrong_type"),
+        ("limit=%207", "limit", LIMIT, "query parameter 'limit' must be an integer", "wrong_type"),
+        ("limit=7_0", "limit", LIMIT, "query parameter 'limit' must be an integer", "wrong_type"),
+        ("limit=", "limit", LIMIT, "query parameter 'limit' must be an integer", "wrong_type"),
+        ("limit=1&limit=2", "limit", LIMIT, "query parameter 'limit' must be given once", "duplicate"),
+        ("sort=", "sort", SORT, "query parameter 'sort' must be one of: newest, top", "not_allowed"),
+        ("sort=random", "sort", SORT, "query parameter 'sort' must be one of: newest, top", "not_allowed"),
+        ("q=%20", "q", string(5, 1, pattern=VISIBLE), "query parameter 'q' must not be blank", "invalid_format"),
+        ("q=123456", "q", string(5, 1), "query parameter 'q' must be at most 5 characters", "too_long"),
+        ("", "q", string(5, 1), "query parameter 'q' is required", "required"),
     ],
 )
-def test_param_refuses_what_its_schema_does_not(query, name, schema, message):
+def test_param_refuses_what_its_schema_does_not(query, name, schema, message, code):
     with pytest.raises(BadRequest) as ex:
         param(request(query), name, schema, required=name == "q")
-    assert ex.value.message == message
-    assert ex.value.errors == [{"field": name, "message": message}]
+    assert ex.value.message == message and ex.value.code == "invalid_request"
+    assert ex.value.errors == [{"field": name, "message": message, "code": code}]
 
 
 def request(query: str) -> falcon.Request:
@@ -132,7 +132,7 @@ def client() -> falcon.testing.TestClient:
 def test_a_body_that_is_not_declared_json_is_415_naming_both_types(method, content_type, body):
     r = client().simulate_request(method, "/echo", body=body, headers={"Content-Type": content_type})
     assert r.status_code == 415, r.text
-    assert set(r.json) == {"error"}, "the platform's one error shape"
+    assert set(r.json) == {"error", "code"}, "the platform's one error shape"
     assert content_type.split(";")[0] in r.json["error"] and "application/json" in r.json["error"]
 
 
@@ -150,12 +150,12 @@ def test_json_is_read_with_or_without_a_charset(content_type):
 
 
 def test_no_body_is_an_empty_object_and_malformed_json_is_400():
-    missing = {"error": "field 'title' is required", "errors": [{"field": "title", "message": "field 'title' is required"}]}
+    missing = {"error": "field 'title' is required", "code": "invalid_request", "errors": [{"field": "title", "message": "field 'title' is required", "code": "required"}]}
     assert client().simulate_post("/echo").json == missing
     r = client().simulate_post("/echo", body=b"", headers={"Content-Type": "application/json"})
     assert (r.status_code, r.json) == (400, missing)
     r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
-    assert (r.status_code, r.json) == (400, {"error": "request body is not valid JSON"})
+    assert (r.status_code, r.json) == (400, {"error": "request body is not valid JSON", "code": "invalid_json"})
 
 
 BOARD = {**obj({"boardSlug": string(10, 1), "boardId": string(24, 1), "title": string(10, 1)}, required=("title",)),
@@ -185,11 +185,11 @@ def test_every_broken_field_is_listed_with_its_own_field():
     with pytest.raises(BadRequest) as ex:
         check({"on": "yes", "tags": [1, 2, 3]}, SCHEMA)  # no title, a text for a boolean, a tag too many
     assert ex.value.message == "field 'title' is required", "the one line is the most relevant problem, as before"
-    assert ex.value.errors[0] == {"field": "title", "message": "field 'title' is required"}
+    assert ex.value.errors[0] == {"field": "title", "message": "field 'title' is required", "code": "required"}
     assert sorted(ex.value.errors, key=lambda e: e["field"]) == [
-        {"field": "on", "message": "field 'on' must be of type boolean"},
-        {"field": "tags", "message": "field 'tags' may hold at most 2 items"},
-        {"field": "title", "message": "field 'title' is required"},
+        {"field": "on", "message": "field 'on' must be of type boolean", "code": "wrong_type"},
+        {"field": "tags", "message": "field 'tags' may hold at most 2 items", "code": "too_many"},
+        {"field": "title", "message": "field 'title' is required", "code": "required"},
     ]
 
 
@@ -197,7 +197,7 @@ def test_a_single_problem_says_what_it_said_before_and_is_the_one_entry():
     with pytest.raises(BadRequest) as ex:
         check({"title": "x" * 11}, SCHEMA)
     assert ex.value.message == "field 'title' must be at most 10 characters"
-    assert ex.value.errors == [{"field": "title", "message": "field 'title' must be at most 10 characters"}]
+    assert ex.value.errors == [{"field": "title", "message": "field 'title' must be at most 10 characters", "code": "too_long"}]
 
 
 NESTED = obj({"title": string(10, 1), "fields": obj({"eta": string(7, 7), "impact": integer(1, 5)}, required=("eta",)),
@@ -222,10 +222,10 @@ def test_each_unknown_field_and_each_missing_one_is_its_own_entry():
         check({"extra": 1, "more": 2}, obj({"a": TEXT, "b": TEXT}, required=("a", "b")))
     assert ex.value.message == "field 'a' is required"
     assert ex.value.errors == [
-        {"field": "a", "message": "field 'a' is required"},
-        {"field": "b", "message": "field 'b' is required"},
-        {"field": "extra", "message": "unknown field 'extra'"},
-        {"field": "more", "message": "unknown field 'more'"},
+        {"field": "a", "message": "field 'a' is required", "code": "required"},
+        {"field": "b", "message": "field 'b' is required", "code": "required"},
+        {"field": "extra", "message": "unknown field 'extra'", "code": "unknown_field"},
+        {"field": "more", "message": "unknown field 'more'", "code": "unknown_field"},
     ]
 
 
@@ -240,14 +240,14 @@ def test_a_choice_of_fields_is_named_by_its_first_and_a_wrong_type_is_one_proble
     # A body that is not an object is that one problem (not also "give exactly one of...").
     with pytest.raises(BadRequest) as ex:
         check([], BOARD)
-    assert ex.value.errors == [{"field": "", "message": "request body must be of type object"}]
+    assert ex.value.errors == [{"field": "", "message": "request body must be of type object", "code": "wrong_type"}]
 
 
 def test_a_text_past_its_oversize_length_is_413_listing_every_problem():
     schema = obj({"title": string(5), "content": long_string(5)})
     with pytest.raises(PayloadTooLarge) as ex:
         check({"content": "123456"}, schema)
-    assert ex.value.errors == [{"field": "content", "message": "field 'content' must be at most 5 characters"}]
+    assert ex.value.errors == [{"field": "content", "message": "field 'content' must be at most 5 characters", "code": "too_long"}]
     with pytest.raises(BadRequest) as ex:  # the most relevant problem decides, as before
         check({"content": "123456", "extra": 1}, schema)
     assert [e["field"] for e in ex.value.errors] == ["extra", "content"]
@@ -259,6 +259,6 @@ def test_the_api_answers_every_problem_and_other_refusals_carry_error_alone():
     assert r.json["error"] == "field 'title' is required"
     assert sorted(e["field"] for e in r.json["errors"]) == ["on", "tags", "title"]
     r = client().simulate_post("/echo", body=b"{not json", headers={"Content-Type": "application/json"})
-    assert (r.status_code, set(r.json)) == (400, {"error"})
+    assert (r.status_code, set(r.json)) == (400, {"error", "code"})
     r = client().simulate_post("/echo", body=b"title=ok", headers={"Content-Type": "text/plain"})
-    assert (r.status_code, set(r.json)) == (415, {"error"})
+    assert (r.status_code, set(r.json)) == (415, {"error", "code"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -75,16 +76,20 @@ class Workspace:
 
 
 def assert_error(r, status: int) -> str:
-    """``r`` answered ``status`` with exactly ``{"error": "<non-empty string>"}``, where the request
-    broke its schema (400, 413) with its ``"errors": [{"field", "message"}, ...]`` beside it
-    (docs/architecture.md, the status table); return the message."""
+    """``r`` answered ``status`` with exactly ``{"error": "<non-empty string>", "code": "<name>"}``,
+    where the request broke its schema (400, 413) with its ``"errors": [{"field", "message",
+    "code"}, ...]`` beside it (docs/architecture.md, the status table); return the message."""
     assert r.status_code == status, r.text
     body = r.json()
     assert isinstance(body.get("error"), str) and body["error"], r.text
-    if set(body) != {"error"}:
-        assert status in (400, 413) and set(body) == {"error", "errors"}, r.text
-        assert body["errors"] and all(set(e) == {"field", "message"} for e in body["errors"]), r.text
+    assert isinstance(body.get("code"), str) and CODE.fullmatch(body["code"]), r.text
+    if set(body) != {"error", "code"}:
+        assert status in (400, 413) and set(body) == {"error", "code", "errors"}, r.text
+        assert body["errors"] and all(set(e) == {"field", "message", "code"} for e in body["errors"]), r.text
     return body["error"]
+
+
+CODE = re.compile(r"[a-z][a-z0-9_]*")  # an error's stable name (docs/languages.md)
 
 
 def unique_slug(prefix: str = "ws") -> str:

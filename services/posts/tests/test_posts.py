@@ -239,9 +239,9 @@ def test_a_bad_body_is_answered_with_every_problem_at_once(workspace):
     r = workspace.api.post(f"{workspace.path}/posts", key=workspace.key, json={"content": 5})
     assert r.status_code == 400, r.text
     body = r.json()
-    assert set(body) == {"error", "errors"}
+    assert set(body) == {"error", "code", "errors"}
     assert body["error"] == "field 'title' is required", "the one line is what a single problem said before"
-    assert body["errors"][0] == {"field": "title", "message": "field 'title' is required"}
+    assert body["errors"][0] == {"field": "title", "message": "field 'title' is required", "code": "required"}
     assert sorted((e["field"], e["message"]) for e in body["errors"]) == [
         ("boardSlug", "give exactly one of 'boardSlug' or 'boardId'"),
         ("content", "field 'content' must be of type string"),

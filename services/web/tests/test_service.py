@@ -227,7 +227,7 @@ def test_passkey_steps_answer_json_and_refuse_a_malformed_credential(recorded):
     assert api.requests[-1]["body"] == {"challengeId": "ch", "credential": {"id": "x"}}
     api.answers[("POST", "/v1/workspaces/acme/sign-in/passkey")] = (400, {"error": "this passkey is not known here"})
     refused = site.passkey_sign_in(visitor, {"csrf": visitor.anon_csrf, "challengeId": "ch", "credential": "{}"})
-    assert refused == Json({"error": "this passkey is not known here"}, 400)
+    assert refused == Json({"error": "this passkey is not known here", "code": "http_400"}, 400)
 
 
 def test_malformed_credentials_are_refused_before_any_call(recorded):

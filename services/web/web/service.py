@@ -735,7 +735,7 @@ class Site:
         try:
             return Json(work(), status)
         except ApiError as ex:
-            return Json({"error": ex.message}, ex.status if 400 <= ex.status < 600 else 502)
+            return Json({"error": ex.message, "code": ex.code}, ex.status if 400 <= ex.status < 600 else 502)
 
     def _start_session(self, visitor: Visitor, session: dict, then: str | None = None) -> Redirect:
         """Keep the people service's new session in the cookie; a sign-in always ends the

@@ -205,7 +205,7 @@ def test_a_page_whose_origin_is_not_listed_gets_nothing(setup, page, stack):
     preflight = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-feedback-anonymous-id"}
     refused = http.request("OPTIONS", config, headers={"Origin": stranger.url, **preflight})
     assert refused.status == 403 and "Access-Control-Allow-Origin" not in refused.headers
-    assert set(refused.json()) == {"error"} and "widgetOrigins" in refused.json()["error"]
+    assert set(refused.json()) == {"error", "code"} and "widgetOrigins" in refused.json()["error"]
     refused = http.request("GET", config, headers={"Origin": stranger.url})
     assert refused.status == 403 and "Access-Control-Allow-Origin" not in refused.headers
     allowed = http.request("OPTIONS", config, headers={"Origin": host.url, **preflight})
@@ -213,7 +213,7 @@ def test_a_page_whose_origin_is_not_listed_gets_nothing(setup, page, stack):
     assert "Origin" in allowed.headers["Vary"] and "X-Feedback-User" in allowed.headers["Access-Control-Allow-Headers"]
     assert "Access-Control-Allow-Credentials" not in allowed.headers
     unknown = http.request("GET", f"{stack.url}/widget/v1/{ws.slug}-gone/config", headers={"Origin": host.url})
-    assert unknown.status == 404 and "Access-Control-Allow-Origin" not in unknown.headers and set(unknown.json()) == {"error"}
+    assert unknown.status == 404 and "Access-Control-Allow-Origin" not in unknown.headers and set(unknown.json()) == {"error", "code"}
     # The script itself is anyone's, cached and revalidated by its content's hash.
     script = http.request("GET", f"{stack.url}/widget/v1.js")
     assert script.status == 200 and script.headers["Content-Type"].startswith("text/javascript")
@@ -246,7 +246,7 @@ def test_expired_and_forged_tokens_are_refused_and_the_page_is_asked_for_a_fresh
     claims = {"id": "widget-4", "name": "Mallory", "exp": int(time.time()) + 600, "aud": ws.slug}
     forged = jwt.encode(claims, "not-the-workspace-secret-" + "x" * 16, algorithm="HS256")
     r = http.request("GET", f"{stack.url}/widget/v1/{ws.slug}/mine", headers={"Origin": host.url, "X-Feedback-User": forged})
-    assert r.status == 401 and r.headers["Access-Control-Allow-Origin"] == host.url and set(r.json()) == {"error"}
+    assert r.status == 401 and r.headers["Access-Control-Allow-Origin"] == host.url and set(r.json()) == {"error", "code"}
     for token in (expired, forged):
         assert ws.api.get(f"{ws.path}/posts", user=token).status_code == 401
 

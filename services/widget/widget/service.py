@@ -81,7 +81,7 @@ class Widget:
             raise BadRequest("the request body must be a JSON object: {title, details, boardId}")
         title, details, board = body.get("title"), body.get("details") or "", body.get("boardId")
         if not isinstance(title, str) or not title.strip():
-            raise BadRequest("a title is required", errors=[{"field": "title", "message": "a title is required"}])
+            raise BadRequest("a title is required", errors=[{"field": "title", "message": "a title is required", "code": "required"}])
         if not isinstance(details, str) or not isinstance(board, str) or not board:
             raise BadRequest("details must be text and boardId a board's id")
         created = self.api.call("POST", f"/workspaces/{slug}/posts", identity,

@@ -404,7 +404,7 @@ def test_a_grant_through_the_gateway_then_401_once_expired(api, stack, workspace
         past = datetime.now(timezone.utc) - timedelta(seconds=1)
         client[settings.db_prefix + "workspaces"].api_keys.update_one({"keyId": grant["id"]}, {"$set": {"expiresAt": past}})
     r = api.get("/api-key", key=grant["key"])
-    assert r.status_code == 401 and r.json() == {"error": "this API key has expired"}
+    assert r.status_code == 401 and r.json() == {"error": "this API key has expired", "code": "unauthorized"}
     assert_error(api.get(f"{workspace.path}/settings", key=grant["key"]), 401)
 
 

@@ -162,7 +162,7 @@ class WorkspaceService:
         default, enabled = fields.get("defaultLocale", stored["defaultLocale"]), fields.get("locales", stored["locales"])
         if default not in enabled:
             raise BadRequest(f"defaultLocale '{default}' must be one of the enabled locales",
-                             errors=[{"field": "defaultLocale", "message": "must be one of locales"}])
+                             errors=[{"field": "defaultLocale", "message": "must be one of locales", "code": "not_enabled"}], code="locale_not_enabled")
 
     def _settings(self, doc: dict) -> dict:
         return shapes.settings(doc, self.repo.sso_secret(doc))
