@@ -31,10 +31,8 @@ IMPORT_POSTS ?= 100000
 bench-import: install  ## an import of a Canny-shaped file of IMPORT_POSTS posts (and a tenth of it), 5 votes a post, then reads
 	$(BIN)/python bench/import_bench.py --posts $(IMPORT_POSTS)
 
-LOCALE_DIR := libs/common/common/locales
-messages: install  ## extract the messages of the code and bring every locale's catalog up to date (docs/languages.md)
-	$(BIN)/pybabel -q extract -F babel.cfg -k N_ -k lazy_gettext -c Translators: --no-location --sort-output --omit-header -o $(LOCALE_DIR)/messages.pot services libs/common gateway
-	$(BIN)/pybabel -q update -i $(LOCALE_DIR)/messages.pot -d $(LOCALE_DIR) --ignore-obsolete --no-fuzzy-matching
+messages: install  ## extract the messages of the code and bring every locale's catalog in step (docs/languages.md)
+	$(BIN)/python -m common.catalogs .
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache
