@@ -110,6 +110,21 @@ def test_sign_out_and_sign_out_everywhere(workspace, other_workspace, maildir, a
     assert_error(api.get("/me", key=there["token"]), 401)
 
 
+def test_a_person_chooses_their_language_however_they_signed_in(workspace, maildir, api):
+    session = sign_in_by_mail(workspace, maildir, address())["token"]
+    assert api.get("/me", key=session).json()["locale"] is None
+    r = api.patch("/me", key=session, json={"locale": "ja"})
+    assert r.status_code == 200 and r.json()["locale"] == "ja" and r.json()["person"]["locale"] == "ja", r.text
+    assert api.get("/me", key=session).json()["locale"] == "ja"
+    assert api.patch("/me", key=session, json={"locale": None}).json()["locale"] is None  # back to the browser's
+    assert_error(api.patch("/me", key=session, json={"locale": "xx"}), 400)
+    # A person whose name comes from an SSO token may not rename themselves, but their language is theirs.
+    sso = api.post(f"{workspace.path}/sessions", user=workspace.user_token("u-lang", email=address(), name="Lin")).json()["token"]
+    assert_error(api.patch("/me", key=sso, json={"name": "Renamed"}), 403)
+    assert api.patch("/me", key=sso, json={"locale": "zh-CN"}).json()["locale"] == "zh-CN"
+    assert api.get("/me", key=sso).json()["name"] == "Lin"
+
+
 def test_a_person_changes_their_name_and_it_shows_at_once(workspace, maildir, api):
     session = sign_in_by_mail(workspace, maildir, address())
     r = api.patch("/me", key=session["token"], json={"name": "Grace Hopper"})

@@ -12,6 +12,7 @@ from pymongo import MongoClient
 
 from common import auth
 from common.config import load_settings
+from common import i18n
 from common.kafka import make_consumer
 from testkit import assert_error, create_workspace, unique_slug, wait_for
 
@@ -29,6 +30,8 @@ SETTINGS_FIELDS = {
     "widgetOrigins": list,
     "widgetPosition": str,
     "widgetLabel": str,
+    "defaultLocale": str,
+    "locales": list,
     "brandVoice": str,
     "ssoSecret": (str, type(None)),
     "ssoRequireAud": bool,
@@ -161,8 +164,28 @@ def test_branding_is_public_and_hides_secrets(api, workspace):
         "widgetOrigins": [],
         "widgetPosition": "bottom-right",
         "widgetLabel": "Feedback",
+        # Which language a page, the widget or a mail speaks (docs/languages.md).
+        "defaultLocale": "en",
+        "locales": list(i18n.LOCALES),
     }
     assert "another-long-secret-value-of-32-chars-or-more" not in r.text
+
+
+def test_languages_are_the_enabled_set_and_a_default_among_them(api, workspace):
+    settings = f"{workspace.path}/settings"
+    r = api.patch(settings, key=workspace.key, json={"locales": ["en", "ja", "ar"], "defaultLocale": "ja"})
+    assert r.status_code == 200 and (r.json()["locales"], r.json()["defaultLocale"]) == (["en", "ja", "ar"], "ja"), r.text
+    branding = api.get(f"{workspace.path}/branding").json()
+    assert (branding["locales"], branding["defaultLocale"]) == (["en", "ja", "ar"], "ja")
+    # A default that is not enabled, as the change would leave them, is refused with its code.
+    refused = api.patch(settings, key=workspace.key, json={"locales": ["en", "ar"]})
+    assert_error(refused, 400) and refused.json()["code"] == "locale_not_enabled"
+    refused = api.patch(settings, key=workspace.key, json={"defaultLocale": "de"})
+    assert refused.json()["code"] == "locale_not_enabled" and refused.json()["errors"][0]["field"] == "defaultLocale"
+    unknown = api.patch(settings, key=workspace.key, json={"locales": ["en", "klingon"]})
+    assert_error(unknown, 400) and unknown.json()["errors"][0]["code"] == "not_allowed"
+    assert_error(api.patch(settings, key=workspace.key, json={"locales": []}), 400)
+    assert api.get(settings, key=workspace.key).json()["locales"] == ["en", "ja", "ar"]  # nothing refused was kept
 
 
 def test_logo_is_set_on_the_workspace_not_in_settings(api, workspace):
