@@ -55,9 +55,11 @@ class Letters:
             context = {**values, "brand": brand(branding), "lang": language.tag, "dir": language.direction}
             subject = one_line(self._render(kind, "subject", context))
             context["subject"] = subject
+            # The language the mail is in, for the reader's client (RFC 3282): a screen reader's
+            # voice, a translate button.
             return Message(to=to, subject=subject, text=self._render(kind, "txt", context),
-                           html=self._render(kind, "html", context), branding=branding, headers=dict(headers or {}),
-                           workspace=workspace)
+                           html=self._render(kind, "html", context), branding=branding,
+                           headers={**(headers or {}), "Content-Language": language.tag}, workspace=workspace)
 
     def _render(self, kind: str, part: str, context: Mapping[str, Any]) -> str:
         return self.env.get_template(f"{FOLDER}/{kind}.{part}").render(context)

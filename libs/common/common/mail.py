@@ -142,11 +142,13 @@ def compose(message: Message, sender: str, message_id: str | None = None, *, dat
     mail["Date"] = format_datetime(_utc(date or datetime.now(timezone.utc)))
     mail["Message-ID"] = message_id or make_message_id(secrets.token_hex(16), origin.domain)
     mail["Auto-Submitted"] = "auto-generated"
+    mail.set_content(message.text)
+    mail.add_alternative(message.html, subtype="html")
+    # After the parts: making the message multipart moves its Content-* headers (a
+    # Content-Language) into its first part.
     for header, value in message.headers.items():
         mail[header] = one_line(value)  # a header the policy allows once refuses a second (ValueError)
         MAIL_POLICY.fold(header, mail[header])  # one that cannot be written refuses now, not when sent (ValueError)
-    mail.set_content(message.text)
-    mail.add_alternative(message.html, subtype="html")
     return mail
 
 

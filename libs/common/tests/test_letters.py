@@ -49,7 +49,8 @@ def write(letters: Letters, branding: Branding = Branding(name="Acme"), **values
 
 def test_a_kind_is_its_subject_its_text_signed_and_its_html_in_the_layout(letters):
     message = write(letters)
-    assert (message.to, message.workspace, dict(message.headers)) == ("ann@example.com", "acme", {"List-Id": "notes"})
+    assert (message.to, message.workspace, dict(message.headers)) == ("ann@example.com", "acme",
+                                                                      {"List-Id": "notes", "Content-Language": "en"})
     assert message.subject == "Hello from Acme: Tom & Jerry <3", "plain text, on one line"
     assert message.text == "Tom & Jerry <3 is ready:\nhttps://example.com/n?a=1&b=2\n\n-- \nAcme via Feedback\n"
     assert message.html.startswith("<!DOCTYPE html>") and message.html.endswith("</html>\n")
@@ -68,12 +69,20 @@ def test_the_workspace_name_is_escaped_in_the_html_and_one_line_everywhere(lette
 def test_the_accent_colours_the_header_only_when_it_is_a_hex_colour_and_the_text_stays_readable(letters):
     def header_style(accent: str) -> str:
         body = write(letters, Branding(name="Acme", accent=accent)).html
-        return body.split('<tr><td style="', 1)[1].split('"', 1)[0]
+        return body.split('<tr><td align="left" style="', 1)[1].split('"', 1)[0]
 
     assert "background:#0a7;color:#111827" in header_style("#0a7"), "dark text on a light accent"
     assert "background:#1e293b;color:#ffffff" in header_style("#1e293b"), "white text on a dark accent"
     for refused in ("red", "#12345", "#4f46e5;background:url(https://evil.example/x)", ""):
         assert "background:#4f46e5;" in header_style(refused), refused
+
+
+def test_a_mail_in_a_language_written_right_to_left_reads_from_the_right(letters):
+    message = letters.write("note", to="ann@example.com", branding=Branding(name="Acme", logo_url="https://cdn.example.com/l.png"),
+                            values={"topic": "T", "link": "https://example.com"}, locale="ar")
+    assert message.headers["Content-Language"] == "ar" and '<html lang="ar" dir="rtl">' in message.html
+    assert "text-align:right" in message.html and "text-align:left" not in message.html
+    assert "margin-left:10px" in message.html, "the logo's space is on its left, before the name that follows it"
 
 
 def test_a_logo_is_shown_only_from_an_http_url(letters):
