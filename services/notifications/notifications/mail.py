@@ -6,6 +6,12 @@ post (its title, a link to it on the board) and ends with why it came, a link to
 preferences page and a one-click unsubscribe link. Its headers say the same to the mail client
 (RFC 8058: ``List-Unsubscribe`` with the https link and ``List-Unsubscribe-Post:
 List-Unsubscribe=One-Click``).
+
+Each letter is written in its reader's language (docs/languages.md): the person's own choice
+among the workspace's languages, else the workspace's default (:meth:`Board.locale`). What a
+letter says is marked for the catalogs where it is written (the templates' ``_()``); the
+labels it picks among here are marked ``N_`` and translated in the template, as it renders in
+the reader's locale.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlencode
 
+from common import i18n
+from common.i18n import N_
 from common.letters import Letters
 from common.mail import Message
 from notifications.directory import Board
@@ -44,9 +52,23 @@ def status_changed(board: Board, post: dict, old: dict | None, new: dict) -> Let
     return Letter("status_changed", {"post": post, "new": new, "was": was, "link": post_page(board, post)})
 
 
+# How a reply mail opens, by who answered (a named team member, the team, someone) and whether it
+# answers the reader's own comment: each a whole sentence for the translators.
+REPLY_OPENINGS = {
+    ("member", True): N_("%(author)s (team) replied to your comment on “%(title)s”:"),
+    ("member", False): N_("%(author)s (team) replied on “%(title)s”:"),
+    ("team", True): N_("The team replied to your comment on “%(title)s”:"),
+    ("team", False): N_("The team replied on “%(title)s”:"),
+    ("someone", True): N_("Someone replied to your comment on “%(title)s”:"),
+    ("someone", False): N_("Someone replied on “%(title)s”:"),
+}
+
+
 def reply(board: Board, post: dict, comment: dict, author: str | None, to_your_comment: bool) -> Letter:
     """``author``: the comment's author's name (None: not shown)."""
-    return Letter("reply", {"post": post, "author": author, "by_team": bool(comment.get("isTeamMember")),
+    by_team = bool(comment.get("isTeamMember"))
+    who = ("member" if author else "team") if by_team else "someone"
+    return Letter("reply", {"post": post, "author": author, "opening": REPLY_OPENINGS[(who, to_your_comment)],
                             "excerpt": excerpt(comment["content"]), "to_your_comment": to_your_comment,
                             "link": post_page(board, post)})
 
@@ -60,9 +82,9 @@ def shipped(board: Board, entry: dict, posts: list[dict]) -> Letter:
 
 
 TEAM_HEADLINES = {
-    "new_post": "New post",
-    "awaiting_moderation": "Awaiting moderation",
-    "new_comment": "New comment",
+    "new_post": N_("New post"),
+    "awaiting_moderation": N_("Awaiting moderation"),
+    "new_comment": N_("New comment"),
 }
 
 
@@ -76,18 +98,34 @@ def digest(board: Board, items: list[dict]) -> Letter:
     return Letter("digest", {"items": lines, "link": board.page("")})
 
 
+def status_name(name: str) -> str:
+    """A status's name in the reader's language: the default statuses' names are the catalogs'
+    (marked in workspaces.contract), a team's own name comes back as it was written. Plain
+    text, so the HTML escapes it like any other value (a template's ``_()`` would not: it
+    trusts its message as markup)."""
+    return i18n.gettext(name) if name else name  # gettext("") is a catalog's header
+
+
+def letters() -> Letters:
+    """The service's kinds of mail, with what their templates call besides ``_()``."""
+    written = Letters("notifications")
+    written.env.globals["status_name"] = status_name
+    return written
+
+
 class Addresser:
     """Turns a letter into one person's message: the unsubscribe token and links are theirs."""
 
     def __init__(self, tokens: UnsubscribeTokens):
         self.tokens = tokens
-        self.letters = Letters("notifications")
+        self.letters = letters()
 
-    def message(self, board: Board, letter: Letter, person_id: str, email: str) -> Message:
+    def message(self, board: Board, letter: Letter, person_id: str, email: str, locale: str | None = None) -> Message:
+        """``locale``: the person's own choice (None: they made none, the workspace's default)."""
         token = self.tokens.make(board.slug, person_id)
         unsubscribe = board.page("/unsubscribe?" + urlencode({"token": token}))
         return self.letters.write(
-            letter.kind, to=email, branding=board.branding, workspace=board.slug,
+            letter.kind, to=email, branding=board.branding, workspace=board.slug, locale=board.locale(locale),
             values={**letter.values, "preferences": board.page("/account/notifications"), "unsubscribe": unsubscribe},
             headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
         )

@@ -125,6 +125,9 @@ class ChangelogSubscription(Document):
     state = StringField(required=True)  # contract: pending, confirmed
     nonce = StringField(required=True)  # what a confirmation link names: a link of an earlier subscription confirms nothing
     personId = StringField(null=True)  # person:<id> when a signed-in person subscribed their own address
+    # The language of the page the address subscribed from (its mails are in it; common.i18n);
+    # a person's own subscription follows the person's choice instead.
+    locale = StringField(null=True)
     createdAt = DateTimeField(required=True)
     confirmMailedAt = DateTimeField(null=True)  # the last confirmation mail (one per address per resend window)
     confirmedAt = DateTimeField(null=True)

@@ -307,7 +307,7 @@ class Notifier:
             choices = self.repo.choices(slug, [person])[person]
             if member and not choices["unsubscribed"] and choices["teamActivity"] in (contract.DAILY, contract.WEEKLY):
                 due = max(_utc(i["dueAt"]) for i in lines)
-                known = {person: {"email": member["email"]}}
+                known = {person: {"email": member["email"], "locale": member.get("locale")}}
                 self.fan_out(slug, {person}, None, f"{DIGEST_KEY}:{slug}:{iso(due)}", lambda board, p: mail.digest(board, lines), known=known)
             self.repo.drop_digest_items([i["_id"] for i in lines])
         return len(groups)
@@ -326,7 +326,8 @@ class Notifier:
                 addressed: set[str] | None = None) -> int:
         """Queue ``letter`` for each of ``persons`` who wants mail of ``kind`` (None: team
         activity, whose pace the caller checked) from ``slug``: not unsubscribed, with an
-        address (``known``, else the people service's) that is not suppressed. Each message is
+        address (``known``, else the people service's) that is not suppressed, in their own
+        language (the ``locale`` beside the address). Each message is
         keyed ``<key>:<person>``; ``addressed`` collects the addresses it is for (in lower case,
         queued now or before). How many were new."""
         persons = sorted(p for p in persons if p)
@@ -340,7 +341,9 @@ class Notifier:
         if addressed is not None:
             addressed.update(addresses[p]["email"].lower() for p in wanted if addresses[p]["email"] not in suppressed)
         board = self.directory.board(slug)
-        letters = ((self.addresser.message(board, letter(board, p), p, addresses[p]["email"]), f"{key}:{p}")
+        # Each in their own language: the people service's person (or team member) carries it.
+        letters = ((self.addresser.message(board, letter(board, p), p, addresses[p]["email"], addresses[p].get("locale")),
+                    f"{key}:{p}")
                    for p in wanted if addresses[p]["email"] not in suppressed)
         queued = 0
         batch: list = []

@@ -241,24 +241,26 @@ class NotificationsRepository:
 
     # -- changelog subscriptions ------------------------------------------------------------
 
-    def add_pending(self, slug: str, address: str, nonce: str, at: datetime, expires: datetime) -> bool:
-        """A new pending subscription of ``address``; False when the address has one already
-        (pending or confirmed), which is left as it is."""
+    def add_pending(self, slug: str, address: str, nonce: str, at: datetime, expires: datetime, locale: str | None = None) -> bool:
+        """A new pending subscription of ``address``, in the language ``locale``; False when the
+        address has one already (pending or confirmed), which is left as it is."""
         try:
             self.subscriptions.insert_one({"_id": subscription_id(slug, address), "workspace": slug, "address": address,
-                                           "state": contract.PENDING, "nonce": nonce, "personId": None, "createdAt": at,
-                                           "confirmMailedAt": at, "confirmedAt": None, "expiresAt": expires})
+                                           "state": contract.PENDING, "nonce": nonce, "personId": None, "locale": locale,
+                                           "createdAt": at, "confirmMailedAt": at, "confirmedAt": None, "expiresAt": expires})
             return True
         except DuplicateKeyError:
             return False
 
-    def remail_pending(self, slug: str, address: str, before: datetime, at: datetime, expires: datetime) -> dict | None:
+    def remail_pending(self, slug: str, address: str, before: datetime, at: datetime, expires: datetime,
+                       locale: str | None = None) -> dict | None:
         """The pending subscription of ``address`` whose last confirmation mail was sent before
-        ``before``, marked mailed ``at`` (its link now lasting until ``expires``); None when there
-        is none (confirmed, or mailed since ``before``: two requests at once mail once)."""
+        ``before``, marked mailed ``at`` (its link now lasting until ``expires``) and now in the
+        language ``locale`` (the page asked from last); None when there is none (confirmed, or
+        mailed since ``before``: two requests at once mail once)."""
         claimed = self.subscriptions.update_one(
             {"_id": subscription_id(slug, address), "state": contract.PENDING, "confirmMailedAt": {"$lt": before}},
-            {"$set": {"confirmMailedAt": at, "expiresAt": expires}})
+            {"$set": {"confirmMailedAt": at, "expiresAt": expires, "locale": locale}})
         return self.subscriptions.find_one({"_id": subscription_id(slug, address)}) if claimed.modified_count else None
 
     def confirmations_since(self, slug: str, since: datetime) -> int:
@@ -288,11 +290,12 @@ class NotificationsRepository:
     def drop_subscription(self, slug: str, address: str) -> bool:
         return self.subscriptions.delete_one({"_id": subscription_id(slug, address)}).deleted_count == 1
 
-    def confirmed_addresses(self, slug: str, after: str, limit: int) -> list[str]:
-        """Up to ``limit`` confirmed addresses of ``slug`` after ``after``, in order (a fan-out's page)."""
+    def confirmed_subscribers(self, slug: str, after: str, limit: int) -> list[dict]:
+        """Up to ``limit`` confirmed subscriptions of ``slug`` after the address ``after``, in
+        order of address (a fan-out's page): ``{address, locale, personId}`` each."""
         cursor = self.subscriptions.find({"workspace": slug, "state": contract.CONFIRMED, "address": {"$gt": after}},
-                                         projection={"address": 1}).sort("address", ASCENDING).limit(limit)
-        return [doc["address"] for doc in cursor]
+                                         projection={"_id": 0, "address": 1, "locale": 1, "personId": 1})
+        return list(cursor.sort("address", ASCENDING).limit(limit))
 
     def subscription_page(self, slug: str, limit: int, offset: int) -> list[dict]:
         return list(self.subscriptions.find({"workspace": slug}).sort([("createdAt", -1), ("_id", 1)]).skip(offset).limit(limit))

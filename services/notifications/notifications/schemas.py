@@ -1,5 +1,6 @@
 """Request bodies the notifications service accepts (JSON Schema, strict)."""
 
+from common import i18n
 from common.validation import choice, integer, obj, string
 from notifications.contract import KINDS, SUBSCRIPTIONS_LIMIT, SUPPRESSIONS_LIMIT, TEAM_PACES
 
@@ -20,7 +21,11 @@ SUPPRESSIONS_PAGE = integer(1, SUPPRESSIONS_LIMIT[1], SUPPRESSIONS_LIMIT[0])
 
 # The changelog by email (notifications.subscriptions).
 SUBSCRIBE = obj({"email": string(254, 3, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
-                                 description="the address to send the changelog to; it gets a link to confirm")},
+                                 description="the address to send the changelog to; it gets a link to confirm"),
+                 # The translators' pseudo-locale too: a page shown in it subscribes in it.
+                 "locale": choice((*i18n.LOCALES, i18n.PSEUDO),
+                                  description="the language of the page subscribing: its mails are in it "
+                                              "(omitted: the workspace's default)")},
                 required=("email",))
 SUBSCRIPTION_TOKEN = obj({"token": string(1000, 10, pattern=r"^[A-Za-z0-9_.-]+$", description="the token of a subscription mail's link")},
                          required=("token",))

@@ -11,7 +11,9 @@ address) on the route; one confirmation mail per address per ``confirm_resend_se
 at most ``confirmations_per_hour`` confirmation mails per workspace (429 past it).
 
 Mail goes the way every notification goes (``common.mail``'s queue, the ``mailer`` worker, the
-workspace's branding, suppressed addresses skipped).
+workspace's branding, suppressed addresses skipped). It is in the language of the page the
+address subscribed from (the body's ``locale``, kept with the subscription), a person's own
+subscription in the person's own choice, else in the workspace's default (docs/languages.md).
 """
 
 from __future__ import annotations
@@ -27,13 +29,12 @@ from common.addresses import parse_address
 from common.directory import Workspaces
 from common.errors import BadRequest, TooManyRequests
 from common.ids import iso, now
-from common.letters import Letters
 from common.mail import MailQueue, Message
 from common.validation import check
 from notifications import contract, schemas, shapes
 from notifications.config import NotificationsConfig
 from notifications.directory import Board, Directory
-from notifications.mail import excerpt
+from notifications.mail import excerpt, letters
 from notifications.repository import NotificationsRepository
 from notifications.service import require_person
 from notifications.tokens import SubscriptionTokens
@@ -74,18 +75,19 @@ class ChangelogLetters:
 
     def __init__(self, tokens: SubscriptionTokens):
         self.tokens = tokens
-        self.letters = Letters("notifications")
+        self.letters = letters()
 
-    def confirmation(self, board: Board, address: str, nonce: str) -> Message:
+    def confirmation(self, board: Board, address: str, nonce: str, locale: str | None = None) -> Message:
+        """``locale``: the language of the page that asked (None: the workspace's default)."""
         link = board.page("/changelog/confirm?" + urlencode({"token": self.tokens.confirm(board.slug, address, nonce)}))
         return self.letters.write("changelog_confirm", to=address, branding=board.branding, workspace=board.slug,
-                                  values={"confirm": link, "days": max(1, self.tokens.confirm_seconds // 86400),
+                                  locale=board.locale(locale), values={"confirm": link, "days": max(1, self.tokens.confirm_seconds // 86400),
                                           "changelog": board.page("/changelog")})
 
-    def entry(self, board: Board, entry: dict, posts: list[dict], address: str) -> Message:
+    def entry(self, board: Board, entry: dict, posts: list[dict], address: str, locale: str | None = None) -> Message:
         leave = board.page("/changelog/unsubscribe?" + urlencode({"token": self.tokens.unsubscribe(board.slug, address)}))
         return self.letters.write(
-            "changelog_entry", to=address, branding=board.branding, workspace=board.slug,
+            "changelog_entry", to=address, branding=board.branding, workspace=board.slug, locale=board.locale(locale),
             values={"entry": entry, "excerpt": plain(entry.get("content", "")), "posts": posts,
                     "link": board.page(f"/changelog#{entry['slug']}"), "unsubscribe": leave},
             headers={"List-Unsubscribe": f"<{leave}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
@@ -104,21 +106,23 @@ class ChangelogSubscriptions:
         """Anyone asks for the changelog at an address: a confirmation mail, unless the address
         is subscribed, or was mailed one less than ``confirm_resend_seconds`` ago. The answer is
         the same either way."""
-        address = address_of(check(body, schemas.SUBSCRIBE)["email"])
+        fields = check(body, schemas.SUBSCRIBE)
+        address, locale = address_of(fields["email"]), fields.get("locale")
         self.workspaces.require(slug)
         at = now()
         if self.repo.confirmations_since(slug, at - timedelta(hours=1)) >= self.config.confirmations_per_hour:
             raise TooManyRequests("this workspace has sent as many confirmation emails as it may this hour; try again later")
         expires = at + timedelta(seconds=self.config.confirm_seconds)
         nonce = secrets.token_urlsafe(12)
-        if not self.repo.add_pending(slug, address, nonce, at, expires):
-            pending = self.repo.remail_pending(slug, address, at - timedelta(seconds=self.config.confirm_resend_seconds), at, expires)
+        if not self.repo.add_pending(slug, address, nonce, at, expires, locale):
+            pending = self.repo.remail_pending(slug, address, at - timedelta(seconds=self.config.confirm_resend_seconds), at, expires,
+                                               locale)
             if pending is None:
                 return shapes.subscription_requested(slug, address)
             nonce = pending["nonce"]
         if not self.repo.suppressed(slug, [address]):  # its server refused this workspace's mail for good
             board = self.directory.board(slug)
-            self.queue.enqueue(self.letters.confirmation(board, address, nonce), key=f"{CONFIRM_KEY}:{slug}:{address}:{iso(at)}")
+            self.queue.enqueue(self.letters.confirmation(board, address, nonce, locale), key=f"{CONFIRM_KEY}:{slug}:{address}:{iso(at)}")
         return shapes.subscription_requested(slug, address)
 
     def confirm(self, slug: str, body) -> dict:
@@ -176,13 +180,23 @@ class ChangelogSubscriptions:
         skip = set(skip)
         board: Board | None = None
         queued, after = 0, ""
-        while page := self.repo.confirmed_addresses(slug, after, FAN_OUT_PAGE):
-            after = page[-1]
-            targets = [a for a in page if a not in skip]
-            suppressed = self.repo.suppressed(slug, targets) if targets else set()
-            targets = [a for a in targets if a not in suppressed]
+        while page := self.repo.confirmed_subscribers(slug, after, FAN_OUT_PAGE):
+            after = page[-1]["address"]
+            targets = [s for s in page if s["address"] not in skip]
+            suppressed = self.repo.suppressed(slug, [s["address"] for s in targets]) if targets else set()
+            targets = [s for s in targets if s["address"] not in suppressed]
             if targets:
                 board = board or self.directory.board(slug)
+                locales = self._locales(targets)
                 queued += self.queue.enqueue_many(
-                    (self.letters.entry(board, entry, posts, a), f"{ENTRY_KEY}:{entry['id']}:{a}") for a in targets)
+                    (self.letters.entry(board, entry, posts, s["address"], locales[s["address"]]),
+                     f"{ENTRY_KEY}:{entry['id']}:{s['address']}") for s in targets)
         return queued
+
+    def _locales(self, subscribers: list[dict]) -> dict[str, str | None]:
+        """Each subscriber's language by address: a person's own subscription follows their
+        choice as the people service has it now; an address's is the page's it subscribed from."""
+        persons = sorted({s["personId"] for s in subscribers if s.get("personId")})
+        found = self.directory.people.persons(persons) if persons and self.directory.people.here() else {}
+        return {s["address"]: (found[s["personId"]].get("locale") if s.get("personId") in found else s.get("locale"))
+                for s in subscribers}

@@ -18,25 +18,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from common import i18n
 from common.errors import BadRequest
+from common.i18n import N_, _
 from web.api import ApiError
 from web.resources import PageResource, form, query
 from web.shapes import Page, Redirect
 
 TOKEN = re.compile(r"[A-Za-z0-9_.-]{10,1000}")
 EMAIL_MAX = 254
-# The notice the changelog page shows after the form, by the ``subscribe`` query parameter.
+# The notice the changelog page shows after the form, by the ``subscribe`` query parameter
+# (marked for the catalogs here, translated where shown).
 NOTICES = {
     # The same words whether the address was subscribed already or not: the page reveals nobody.
-    "sent": "Thanks! If that address is not subscribed yet, we have emailed it a link: follow it to confirm, "
-            "and you will get each new changelog entry by email.",
-    "on": "You are subscribed: each new changelog entry will be emailed to you.",
-    "off": "You are unsubscribed: no more changelog emails will be sent to you.",
+    "sent": N_("Thanks! If that address is not subscribed yet, we have emailed it a link: follow it to confirm, "
+               "and you will get each new changelog entry by email."),
+    "on": N_("You are subscribed: each new changelog entry will be emailed to you."),
+    "off": N_("You are unsubscribed: no more changelog emails will be sent to you."),
 }
-INVALID_CONFIRM = ("This confirmation link is not valid, or has expired (links work for 7 days). "
-                   "Subscribe again below the changelog to get a new one.")
-INVALID_UNSUBSCRIBE = ("This unsubscribe link is not valid for this board: it may have been cut short when it was "
-                       "copied. Use the link at the end of the latest changelog email.")
+INVALID_CONFIRM = N_("This confirmation link is not valid, or has expired (links work for 7 days). "
+                     "Subscribe again below the changelog to get a new one.")
+INVALID_UNSUBSCRIBE = N_("This unsubscribe link is not valid for this board: it may have been cut short when it was "
+                         "copied. Use the link at the end of the latest changelog email.")
 
 
 def form_state(site, visitor, params: dict) -> dict:
@@ -50,7 +53,8 @@ def form_state(site, visitor, params: dict) -> dict:
         except ApiError as ex:
             if ex.status not in (400, 401, 403, 404):  # no address to mail, or no notifications plugin
                 raise
-    return {"subscribe_notice": NOTICES.get(params.get("subscribe") or ""), "subscribe_mine": mine,
+    notice = NOTICES.get(params.get("subscribe") or "")
+    return {"subscribe_notice": _(notice) if notice else None, "subscribe_mine": mine,
             "subscribe_error": None, "subscribe_email": ""}
 
 
@@ -68,10 +72,10 @@ def subscribe(site, visitor, fields: dict):
             raise
         return Redirect(f"{changelog}?subscribe={'on' if action == 'me' else 'off'}#subscribe")
     if action != "email":
-        raise BadRequest("unknown action")
+        raise BadRequest(_("This form's action is not one the changelog knows."))
     email = (fields.get("email") or "").strip()[:EMAIL_MAX]
     try:
-        site._call(visitor, "POST", "/changelog/subscriptions", payload={"email": email})
+        site._call(visitor, "POST", "/changelog/subscriptions", payload={"email": email, "locale": i18n.current().tag})
     except ApiError as ex:
         if ex.status != 400:
             raise
@@ -82,7 +86,7 @@ def subscribe(site, visitor, fields: dict):
 
 def _said(message: str) -> str:
     """The API's refusal as the form says it: the address is what was wrong."""
-    return "Enter an email address, like name@example.com." if "email" in (message or "") else message
+    return _("Enter an email address, like name@example.com.") if "email" in (message or "") else message
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,8 @@ class MailedLink:
         return self._page(site, visitor, error=self.invalid, status=400)
 
     def _page(self, site, visitor, token: str = "", error: str | None = None, done: bool = False, status: int = 200) -> Page:
-        return Page(self.template, {**site._common(visitor), "token": token, "error": error, "done": done}, status)
+        return Page(self.template, {**site._common(visitor), "token": token, "error": _(error) if error else None,
+                                    "done": done}, status)
 
 
 # The confirmation's button needs no CSRF token: the signed, expiring token is the authority (it
