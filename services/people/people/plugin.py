@@ -119,7 +119,7 @@ def create_context(settings: Settings) -> Context:
         return body.get("slug") if status == 200 and isinstance(body, dict) else None
 
     mail_queue = MailQueue(store.db["mail"])
-    mail = PeopleMail(mail_queue, workspaces.name)
+    mail = PeopleMail(mail_queue, workspaces.name, languages=workspaces.branding)
     service = PeopleService(PeopleRepository(store), workspaces, client, workspace_of_host, mail, config)
     passkeys = Passkeys(PasskeyRepository(store), service, config)
     oidc = OidcSignIn(service, OidcRepository(store), config)

@@ -16,9 +16,12 @@ NEXT = string(500, 1)
 # verified custom domain (checked by the service).
 ORIGIN = string(300, 1, pattern=r"^https?://[^/?#]+$")
 
-INVITE = obj({"email": EMAIL, "role": choice(ROLES), "origin": ORIGIN}, required=("email", "role"))
+# The language of the page a mail is asked from (the translators' pseudo-locale too: a page
+# shown in it asks in it); the mail is in it where the workspace enabled it (people.mail).
+PAGE_LOCALE = choice((*i18n.LOCALES, i18n.PSEUDO), description="the language of the page asking: the mail is in it")
+INVITE = obj({"email": EMAIL, "role": choice(ROLES), "origin": ORIGIN, "locale": PAGE_LOCALE}, required=("email", "role"))
 CHANGE_ROLE = obj({"role": choice(ROLES)}, required=("role",))
-REQUEST_LINK = obj({"email": EMAIL, "next": NEXT, "origin": ORIGIN}, required=("email",))
+REQUEST_LINK = obj({"email": EMAIL, "next": NEXT, "origin": ORIGIN, "locale": PAGE_LOCALE}, required=("email",))
 REDEEM = obj({"token": TOKEN}, required=("token",))
 # ``locale``: the language the person reads the platform in, everywhere (pages, the widget,
 # mails; docs/languages.md); null goes back to their browser's and the workspace's.

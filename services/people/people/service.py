@@ -310,7 +310,8 @@ class PeopleService:
             query = {"token": token, **({"next": next_path} if next_path else {})}
             link = self.site_url(origin, slug, "/sign-in/email?" + urlencode(query))
             self.mail.sign_in_link(slug, email, link, self.config.link_seconds // 60, key=tokens.digest(token),
-                                   board=self.site_url(origin, slug, "/"))
+                                   board=self.site_url(origin, slug, "/"), asked=fields.get("locale"),
+                                   chosen=person.get("locale") if person else None)
         return {"status": "sent", "message": "If this address may sign in here, a link is on its way. It works once."}
 
     def redeem_link(self, slug: str, body) -> dict:
@@ -456,7 +457,8 @@ class PeopleService:
         link = self.site_url(origin, slug, "/join?" + urlencode({"token": token}))
         self.mail.invitation(slug, email, role, self._inviter(caller), link,
                              self.config.invitation_seconds // 86400, key=str(doc["_id"]),
-                             board=self.site_url(origin, slug, "/"))
+                             board=self.site_url(origin, slug, "/"), chosen=person.get("locale") if person else None,
+                             asked=fields.get("locale"))
         shown = {"link": link} if caller.kind == auth.ADMIN else {}
         return {**shapes.invitation(doc), **shown}
 
