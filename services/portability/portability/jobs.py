@@ -6,13 +6,20 @@ without writing its end: the other run owns the job now."""
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 
+from common.consumer import TRANSIENT
 from common.ids import now
 
 from portability import contract
 
 log = logging.getLogger(__name__)
+
+
+# The pauses before a job that stalled on the database or a service runs again (a loaded stand-in
+# can time out for seconds; docs/benchmarks.md, "Import"), then it fails.
+STALL_PAUSES = (2, 5, 15, 30)
 
 
 class LostClaim(Exception):
@@ -48,7 +55,7 @@ class Jobs:
                                           "message": f"stopped after {contract.MAX_ATTEMPTS} attempts that did not finish"})
             return True
         try:
-            self.run(job, token, state)
+            self._run_through_stalls(job, token, state)
         except LostClaim:
             log.warning("%s %s of %s was taken over by another worker", self.what, job["_id"], job["workspace"])
         except JobFailed as ex:
@@ -57,6 +64,23 @@ class Jobs:
             log.exception("%s %s of %s failed", self.what, job["_id"], job["workspace"])
             self.fail(job, token, state, {"item": self.what, "message": str(ex) or ex.__class__.__name__})
         return True
+
+    def _run_through_stalls(self, job: dict, token: str, state) -> None:
+        """Run the job; where the database or a service stalls (a timeout, a 503), run it
+        again from the start after a pause, as a worker that died would be: a run writes what
+        it brings keyed by the source's ids, so a second run changes what the first wrote and
+        adds the rest. The last stall fails the job, named."""
+        for pause in (*STALL_PAUSES, None):
+            try:
+                self.run(job, token, state)
+                return
+            except TRANSIENT as ex:
+                if pause is None:
+                    raise
+                log.warning("%s %s of %s stalled (%s); running it again in %s s", self.what, job["_id"],
+                            job["workspace"], ex.__class__.__name__, pause)
+                time.sleep(pause)
+                state = self.start(job, token)
 
     def start(self, job: dict, token: str):
         return None

@@ -112,7 +112,7 @@ def test_the_files_carry_what_an_import_needs(exported, seeded):
     assert sorted(v["userId"] for v in votes if v["postId"] == dark["id"]) == ["sso:alice", "sso:bob"]
     people = lines(archive, "people.jsonl")
     assert [p["email"] for p in people] == ["carol@customer.test"] and set(people[0]) == {
-        "id", "userId", "email", "name", "avatarUrl", "role", "createdAt"}
+        "id", "userId", "email", "name", "avatarUrl", "locale", "role", "createdAt"}
     carol = people[0]["userId"]
     assert any(v["userId"] == carol for v in votes), "a vote on someone's behalf names its person"
     company = lines(archive, "companies.jsonl")[0]
