@@ -191,7 +191,12 @@ def api_caller(base_url: str, http):
 
     def call(method, path, body=None, key=None):
         headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
-        r = http.request(method, base_url + "/v1" + path, body=json.dumps(body) if body is not None else None, headers=headers, timeout=120)
+        for pause in (1, 2, 4, 8, None):  # a 503 (a stand-in that stalled under load) says to try again
+            r = http.request(method, base_url + "/v1" + path, body=json.dumps(body) if body is not None else None,
+                             headers=headers, timeout=120)
+            if r.status != 503 or pause is None:
+                break
+            time.sleep(pause)
         assert r.status < 300, (path, r.status, r.data[:300])
         return json.loads(r.data or b"null")
 
