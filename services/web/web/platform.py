@@ -3,11 +3,14 @@
 
 They have no visitor: no cookie is read or set and the answer is the same for everyone, so it
 is cacheable (``Cache-Control: public`` with an ``ETag``; a request whose ``If-None-Match``
-names it is a 304). The reference is rendered from the document the gateway serves at
+names it is a 304). Their language is the link's ``?lang=``, else the browser's
+``Accept-Language`` among every language the platform speaks (``Vary: Accept-Language``), else
+English. The reference is rendered from the document the gateway serves at
 ``/v1/openapi.json``, fetched with the site's API client (``web.reference`` turns it into the
 template's context), so the page and the API cannot disagree: the document is asked again at
-most every ``REFRESH_SECONDS`` and the page rendered again only when it changed. When the
-gateway cannot answer, the last page rendered is served; before any, the error page (503).
+most every ``REFRESH_SECONDS`` and the page rendered again only when it changed (once for each
+language asked). When the gateway cannot answer, the last page rendered is served; before any,
+the error page (503).
 
 ``PlatformResource.respond`` is these pages' one place that answers, as ``PageResource.respond``
 is a board's: the security headers first, a refusal as the error page, then the answer.
@@ -25,7 +28,9 @@ from urllib.parse import quote
 
 import falcon
 
+from common import i18n
 from common.errors import FeedbackError
+from common.i18n import _
 from common.ids import SLUG
 from web import reference
 from web.api import ApiClient, ApiError
@@ -65,12 +70,18 @@ class Platform:
         self.static_file = static_file
         self.clock = clock
         self._lock = threading.Lock()
-        self._page: Answer | None = None
+        self._pages: dict[str, Answer] = {}  # the reference of the document ``_digest``, by language
         self._digest: str | None = None
+        self._document: dict | None = None
         self._asked_at: float | None = None
 
     def render(self, template: str, **context) -> bytes:
-        return self.templates.get_template(template).render(page_theme="system", **context).encode()
+        """``template`` in the language of the moment; its links to the other platform pages keep
+        that language when it is not the default (these pages set no cookie to remember it)."""
+        tag = i18n.current().tag
+        lang_query = "" if tag == i18n.DEFAULT else f"?lang={quote(tag)}"
+        return self.templates.get_template(template).render(page_theme="system", lang_query=lang_query,
+                                                            **context).encode()
 
     def landing(self, params: dict, prefers_json: bool) -> Answer:
         """The start page; ``?workspace=<slug>`` (its form) is a 303 to that workspace's board."""
@@ -78,9 +89,11 @@ class Platform:
         if "workspace" in params:
             typed = params["workspace"].strip().lower()
             if SLUG.match(typed):
-                return Answer(b"", status=303, location=self.site_root.format(slug=quote(typed)), vary=vary)
-            error = (f"“{params['workspace']}” is not a workspace's slug: use lower-case letters, digits and "
-                     f"hyphens, as in {self.site_root.format(slug='acme')}.")
+                # A language the link asked for goes on to the board (which keeps it in a cookie).
+                asked = f"?lang={quote(params['lang'])}" if i18n.is_locale(params.get("lang")) else ""
+                return Answer(b"", status=303, location=self.site_root.format(slug=quote(typed)) + asked, vary=vary)
+            error = _("“%(typed)s” is not a workspace's slug: use lower-case letters, digits and hyphens, as in "
+                      "%(example)s.", typed=params["workspace"], example=self.site_root.format(slug="acme"))
             return Answer(self.render("landing.html", current="home", workspace=params["workspace"], error=error),
                           status=400, vary=vary)
         if prefers_json:
@@ -89,26 +102,36 @@ class Platform:
         return Answer(self.render("landing.html", current="home", workspace=""), max_age=MAX_AGE, vary=vary)
 
     def api_reference(self) -> Answer:
+        """The reference in the language of the moment, of the last document the gateway served:
+        asked again at most every ``REFRESH_SECONDS``, rendered again when it changed."""
         now = self.clock()
         with self._lock:
-            if self._page is not None and now - self._asked_at < REFRESH_SECONDS:
-                return self._page
+            if self._document is not None and now - self._asked_at < REFRESH_SECONDS:
+                return self._page()
         try:
             document = self.api.call("GET", DOCUMENT, {})
             if not isinstance(document, dict) or not isinstance(document.get("paths"), dict):
-                raise ApiError(502, "the API's OpenAPI document is not one")
+                raise ApiError(502, _("the API's OpenAPI document is not one"))
         except ApiError:
             with self._lock:
-                if self._page is not None:
-                    return self._page  # the last document the gateway served, rather than no reference
+                if self._document is not None:
+                    return self._page()  # the last document the gateway served, rather than no reference
             raise
         digest = hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
         with self._lock:
             if digest != self._digest:
-                html = self.render("reference.html", current="docs", **reference.context(document))
-                self._page, self._digest = Answer(html, max_age=MAX_AGE), digest
+                self._pages, self._digest, self._document = {}, digest, document
             self._asked_at = now
-            return self._page
+            return self._page()
+
+    def _page(self) -> Answer:
+        """The reference of ``_document`` in the language of the moment, rendered on first asking
+        (the context holds words of its own, a schema's constraints, so it is made in it too)."""
+        tag = i18n.current().tag
+        if tag not in self._pages:
+            html = self.render("reference.html", current="docs", **reference.context(self._document))
+            self._pages[tag] = Answer(html, max_age=MAX_AGE)
+        return self._pages[tag]
 
     def static(self, name: str) -> Answer:
         asset = self.static_file(None, name)  # the board's files (the visitor is not read)
@@ -120,6 +143,11 @@ class Platform:
         else:
             status = ex.status if 400 <= ex.status < 600 else 502
         return Answer(self.render("platform_error.html", status=status, message=ex.message), status=status)
+
+
+def language_of(req) -> str:
+    """The language of a platform page: the link's ``?lang=``, else the browser's, among all."""
+    return i18n.choose(asked=req.get_param("lang"), accept_language=req.get_header("Accept-Language"))
 
 
 def etag_of(body: bytes) -> str:
@@ -138,14 +166,16 @@ class PlatformResource:
 
     def respond(self, req, resp, action, *args) -> None:
         resp.set_headers(SECURITY_HEADERS)
-        try:
-            answer = action(*args)
-        except (FeedbackError, ApiError) as ex:
-            answer = self.platform.error(ex)
+        with i18n.using(language_of(req)):
+            try:
+                answer = action(*args)
+            except (FeedbackError, ApiError) as ex:
+                answer = self.platform.error(ex)
         resp.status = answer.status
         resp.content_type = answer.content_type
-        if answer.vary:
-            resp.vary = answer.vary
+        vary = (*answer.vary, "Accept-Language") if answer.content_type == HTML else answer.vary
+        if vary:
+            resp.vary = vary
         if answer.location:
             resp.location = answer.location
         if not answer.max_age:

@@ -6,6 +6,10 @@ event of ``webhooks`` becomes a section, every ``$ref`` is resolved, and every s
 nested list of fields with its constraints in words. Nothing here is written for a particular
 route: an operation the document adds is on the page the next time it is fetched.
 
+The document's own words (titles, summaries, descriptions, names, types) stay as written; the
+words this module adds for people, a schema's constraints ("at most 80 characters"), are in the
+reader's language (``common.i18n``), so a context is made for one language.
+
 Operations are grouped by their first tag; an operation without one (the document has none
 today) by the resource its path names: the segment after ``/v1/workspaces/{slug}/``, else after
 ``/v1/`` (``posts``, ``webhooks``, ``me``, ``workspaces``).
@@ -17,6 +21,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from common import i18n
+from common.i18n import _, ngettext
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 WORKSPACE = ("workspaces", "{slug}")
@@ -137,61 +144,95 @@ def _types(schema: dict) -> list[str]:
     return types
 
 
-def _range(low, high, unit: str, units: str) -> str | None:
-    def n(value):
-        return f"{value} {unit if value == 1 else units}".strip()
+def _shown(value) -> str:
+    """A schema's number as the reader's locale writes it."""
+    return i18n.number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
+
+# A count's bounds in words, by what is counted: exactly n, n to m, at least n, at most n (the
+# plural form follows the last number said).
+_COUNTED = (
+    ("minLength", "maxLength",
+     lambda n: ngettext("%(num)s character", "%(num)s characters", n),
+     lambda low, n: ngettext("%(low)s to %(num)s character", "%(low)s to %(num)s characters", n, low=low),
+     lambda n: ngettext("at least %(num)s character", "at least %(num)s characters", n),
+     lambda n: ngettext("at most %(num)s character", "at most %(num)s characters", n)),
+    ("minItems", "maxItems",
+     lambda n: ngettext("%(num)s item", "%(num)s items", n),
+     lambda low, n: ngettext("%(low)s to %(num)s item", "%(low)s to %(num)s items", n, low=low),
+     lambda n: ngettext("at least %(num)s item", "at least %(num)s items", n),
+     lambda n: ngettext("at most %(num)s item", "at most %(num)s items", n)),
+    ("minProperties", "maxProperties",
+     lambda n: ngettext("%(num)s entry", "%(num)s entries", n),
+     lambda low, n: ngettext("%(low)s to %(num)s entry", "%(low)s to %(num)s entries", n, low=low),
+     lambda n: ngettext("at least %(num)s entry", "at least %(num)s entries", n),
+     lambda n: ngettext("at most %(num)s entry", "at most %(num)s entries", n)),
+)
+
+
+def _counted(schema: dict, low_key: str, high_key: str, exactly, between, at_least, at_most) -> str | None:
+    low, high = schema.get(low_key), schema.get(high_key)
     if low is not None and high is not None:
-        return n(low) if low == high else f"{low} to {n(high)}"
+        return exactly(high) if low == high else between(_shown(low), high)
     if low is not None:
-        return f"at least {n(low)}"
+        return at_least(low)
     if high is not None:
-        return f"at most {n(high)}"
+        return at_most(high)
+    return None
+
+
+def _bounds(low, high) -> str | None:
+    """A number's ``minimum`` and ``maximum`` in words."""
+    if low is not None and high is not None:
+        return _shown(low) if low == high else _("%(low)s to %(high)s", low=_shown(low), high=_shown(high))
+    if low is not None:
+        return _("at least %(low)s", low=_shown(low))
+    if high is not None:
+        return _("at most %(high)s", high=_shown(high))
     return None
 
 
 def _notes(schema: dict) -> list[str]:
-    """A schema's constraints in words, in the order a reader asks them."""
+    """A schema's constraints in words (the reader's language; the values as JSON), in the order
+    a reader asks them."""
     notes = []
     if "const" in schema:
-        notes.append(f"always {_json(schema['const'])}")
+        notes.append(_("always %(value)s", value=_json(schema["const"])))
     if "enum" in schema:
-        notes.append("one of " + ", ".join(_json(v) for v in schema["enum"]))
+        notes.append(_("one of %(values)s", values=", ".join(_json(v) for v in schema["enum"])))
     if schema.get("format"):
-        notes.append(f"format {schema['format']}")
-    for low, high, unit, units in (("minLength", "maxLength", "character", "characters"),
-                                   ("minItems", "maxItems", "item", "items"),
-                                   ("minProperties", "maxProperties", "entry", "entries")):
-        text = _range(schema.get(low), schema.get(high), unit, units)
+        notes.append(_("format %(format)s", format=schema["format"]))
+    for counted in _COUNTED:
+        text = _counted(schema, *counted)
         if text:
             notes.append(text)
-    number = _range(schema.get("minimum"), schema.get("maximum"), "", "")
+    number = _bounds(schema.get("minimum"), schema.get("maximum"))
     if number:
         notes.append(number)
     if "exclusiveMinimum" in schema and not isinstance(schema["exclusiveMinimum"], bool):
-        notes.append(f"more than {schema['exclusiveMinimum']}")
+        notes.append(_("more than %(low)s", low=_shown(schema["exclusiveMinimum"])))
     if "exclusiveMaximum" in schema and not isinstance(schema["exclusiveMaximum"], bool):
-        notes.append(f"less than {schema['exclusiveMaximum']}")
+        notes.append(_("less than %(high)s", high=_shown(schema["exclusiveMaximum"])))
     if "multipleOf" in schema:
-        notes.append(f"a multiple of {schema['multipleOf']}")
+        notes.append(_("a multiple of %(step)s", step=_shown(schema["multipleOf"])))
     if schema.get("uniqueItems"):
-        notes.append("no item twice")
+        notes.append(_("no item twice"))
     if schema.get("pattern"):
-        notes.append(f"matches {schema['pattern']}")
+        notes.append(_("matches %(pattern)s", pattern=schema["pattern"]))
     if "default" in schema:
-        notes.append(f"default {_json(schema['default'])}")
+        notes.append(_("default %(value)s", value=_json(schema["default"])))
     if schema.get("readOnly"):
-        notes.append("read only")
+        notes.append(_("read only"))
     if schema.get("writeOnly"):
-        notes.append("write only")
+        notes.append(_("write only"))
     if schema.get("deprecated"):
-        notes.append("deprecated")
+        notes.append(_("deprecated"))
     if schema.get("x-oversize"):
-        notes.append("longer than its maximum: 413, not 400")
+        notes.append(_("longer than its maximum: 413, not 400"))
     for key in ("example", "examples"):
         if key in schema:
             values = schema[key] if key == "examples" and isinstance(schema[key], list) else [schema[key]]
-            notes.append("for example " + ", ".join(_json(v) for v in values[:3]))
+            notes.append(_("for example %(values)s", values=", ".join(_json(v) for v in values[:3])))
     return notes
 
 
@@ -206,7 +247,7 @@ class Schemas:
         if schema is True or schema is None:
             schema = {}
         if schema is False:
-            return Field(name, "nothing", required, description="never present")
+            return Field(name, "nothing", required, description=_("never present"))
         if ref and (ref in stack or len(stack) >= MAX_DEPTH):
             return Field(name, self._type_word(schema) or "object", required, ref,
                          (node.get("description") if isinstance(node, dict) else None) or schema.get("description", ""),
@@ -223,10 +264,10 @@ class Schemas:
         if "array" in kinds or "items" in schema:
             item = self.field(schema.get("items", {}), None, False, stack)
             out.fields, out.variants, out.variants_kind = item.fields, item.variants, item.variants_kind
-            out.notes += [f"each item: {n}" for n in item.notes]
+            out.notes += [_("each item: %(note)s", note=n) for n in item.notes]
             item_word = item.schema_name or item.type or "any value"
             if item.description and not item.fields:
-                out.notes.append(f"each item: {item.description}")
+                out.notes.append(_("each item: %(note)s", note=item.description))
             words = [f"array of {item_word}"] + [t for t in kinds if t != "array"]
         elif "properties" in schema or "object" in kinds or "additionalProperties" in schema:
             needed = set(schema.get("required", []))
@@ -236,8 +277,8 @@ class Schemas:
                 value = self.field(extra, None, False, stack)
                 if "propertyNames" in schema:
                     keys = self.field(schema["propertyNames"], None, False, stack)
-                    out.notes += [f"each key: {n}" for n in keys.notes]
-                out.notes += [f"each value: {n}" for n in value.notes]
+                    out.notes += [_("each key: %(note)s", note=n) for n in keys.notes]
+                out.notes += [_("each value: %(note)s", note=n) for n in value.notes]
                 words = [f"map of {value.schema_name or value.type or 'any value'}"]
                 out.fields += value.fields
             else:
@@ -282,7 +323,7 @@ class Schemas:
             return schema
         merged: dict = {k: v for k, v in schema.items() if k != "allOf"}
         for part in schema["allOf"]:
-            part, _ = self.document.resolve(part)
+            part, _unused = self.document.resolve(part)
             part = self._merged(part, stack)
             for key, value in part.items():
                 if key == "properties":
@@ -355,7 +396,7 @@ class Reference:
         tags = {t["name"]: t for t in self.raw.get("tags", [])}
         groups: dict[str, Group] = {}
         for path, item in self.raw.get("paths", {}).items():
-            item, _ = self.doc.resolve(item)
+            item, _unused = self.doc.resolve(item)
             for method in METHODS:
                 if method not in item:
                     continue
@@ -390,7 +431,7 @@ class Reference:
         """The path item's and the operation's, the operation's winning on the same name and place."""
         found: dict[tuple[str, str], Parameter] = {}
         for node in nodes:
-            p, _ = self.doc.resolve(node)
+            p, _unused = self.doc.resolve(node)
             schema = p.get("schema")
             if schema is None and p.get("content"):
                 schema = next(iter(p["content"].values())).get("schema", {})
@@ -430,7 +471,7 @@ class Reference:
         schemes = self.raw.get("components", {}).get("securitySchemes", {})
         out = []
         for name, node in schemes.items():
-            s, _ = self.doc.resolve(node)
+            s, _unused = self.doc.resolve(node)
             if s.get("type") == "http":
                 how = f"HTTP {s.get('scheme', '')} authentication".replace("bearer", "Bearer")
                 if s.get("scheme", "").lower() == "bearer":
@@ -445,7 +486,7 @@ class Reference:
     def shared_responses(self) -> list[dict]:
         out = []
         for name, node in self.raw.get("components", {}).get("responses", {}).items():
-            r, _ = self.doc.resolve(node)
+            r, _unused = self.doc.resolve(node)
             out.append({"name": name, "id": "response-" + name, "description": r.get("description", ""),
                         "headers": [(h, self.doc.resolve(v)[0].get("description", "")) for h, v in r.get("headers", {}).items()],
                         "content": self.content(r.get("content", {}))})
@@ -454,7 +495,7 @@ class Reference:
     def webhooks(self) -> list[Operation]:
         out = []
         for event, item in self.raw.get("webhooks", {}).items():
-            item, _ = self.doc.resolve(item)
+            item, _unused = self.doc.resolve(item)
             for method in METHODS:
                 if method in item:
                     out.append(self.operation(method, event, item[method], item.get("parameters", []), webhook=True))
