@@ -54,7 +54,7 @@ def refusal(ex: Exception) -> Page:
     if isinstance(ex, FeedbackError):
         return shapes.error_page(falcon.http_status_to_code(ex.status), ex.message)
     status = ex.status if 400 <= ex.status < 600 else 502  # an API that answered oddly is a bad gateway
-    return shapes.error_page(status, ex.message)
+    return shapes.error_page(status, ex.message, ex.code)  # its message is English; its code, the reader's words
 
 
 class PageResource:
@@ -116,8 +116,9 @@ class PageResource:
             resp.text = ""
             return
         # ``here``: the page's own address, where the footer's theme form comes back to (a page
-        # answering a POST has none to come back to: the form goes back to the board).
-        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": None,
+        # answering a POST has none to come back to: the form goes back to the board). The
+        # branding read for the language (``Site.locale``) names the workspace on an error page too.
+        context = {"slug": visitor.slug, "base": f"/b/{visitor.slug}", "visitor": visitor, "branding": visitor.branding,
                    "here": req.relative_uri if req.method == "GET" else None, **answer.context}
         resp.status = answer.status
         resp.text = self.templates.get_template(answer.template).render(**context)

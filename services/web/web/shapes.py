@@ -18,6 +18,7 @@ from babel.dates import format_skeleton
 from babel.numbers import format_decimal
 
 from common import i18n
+from common.i18n import N_, _, ngettext
 from common.colors import HEX as HEX_COLOR
 from common.colors import long_hex, text_on
 from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
@@ -71,8 +72,30 @@ class Asset:
     max_age: int
 
 
-def error_page(status: int, message: str) -> Page:
-    return Page("error.html", {"message": message, "status": status}, status)
+# What an API refusal means, by its stable ``code`` (common.errors), in the reader's language: the
+# API's own message is English (for machines and logs), shown under it as the detail.
+API_REFUSALS = {
+    "bad_request": N_("What was sent could not be used."),
+    "invalid_request": N_("What was sent could not be used."),
+    "unauthorized": N_("Sign in to do this."),
+    "forbidden": N_("You may not do this."),
+    "not_found": N_("There is nothing here: it may have been deleted, or the link may be wrong."),
+    "conflict": N_("This changed meanwhile: reload the page and try again."),
+    "payload_too_large": N_("What was sent is too large."),
+    "rate_limited": N_("Too many requests in a short time: wait a moment and try again."),
+    "unavailable": N_("This is not available right now: try again in a moment."),
+    "bad_gateway": N_("This is not available right now: try again in a moment."),
+    "gateway_timeout": N_("This is not available right now: try again in a moment."),
+}
+
+
+def error_page(status: int, message: str, code: str | None = None) -> Page:
+    """The error page: ``message`` is the site's own (in the reader's language); with the API's
+    ``code``, ``message`` is the API's, in English. A reader of another language reads first
+    what the code means in theirs, the API's words under it as the detail."""
+    explained = API_REFUSALS.get(code or "") if i18n.current().tag != i18n.DEFAULT else None
+    return Page("error.html", {"message": message, "status": status,
+                               "explained": _(explained) if explained else None, "api": code is not None}, status)
 
 
 def slug_of(name: str) -> str:
@@ -148,7 +171,7 @@ def custom_fields(specs: list[dict], values: dict) -> list[dict]:
 
 def field_text(kind: str, value) -> str:
     if kind == "checkbox":
-        return "Yes" if value else "No"
+        return _("Yes") if value else _("No")
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -164,6 +187,22 @@ def number(value) -> str:
     if round(value, 2) == 0:
         value = 0
     return format_decimal(value, format="#,##0.##", locale=i18n.current().babel)
+
+
+def plural_samples() -> dict[str, int]:
+    """A number of each plural category of the reader's language, as CLDR names them ("one",
+    "few", "other"...) among whole numbers: English has two, Polish three, Arabic six."""
+    rule, samples = i18n.current().babel.plural_form, {}
+    for n in range(0, 200):
+        samples.setdefault(rule(n), n)
+    return samples
+
+
+def vote_words() -> dict[str, str]:
+    """"%(num)s votes" in each plural form of the reader's language, keyed by its CLDR category,
+    "{count}" standing for the number: site.js writes a count it fetched with the form
+    ``Intl.PluralRules`` chooses (the same CLDR categories)."""
+    return {category: ngettext("%(num)s vote", "%(num)s votes", n, num="{count}") for category, n in plural_samples().items()}
 
 
 def month(eta: str | None) -> str:
@@ -185,4 +224,4 @@ def account(token: str) -> dict:
     name = claims.get("name") if isinstance(claims.get("name"), str) else ""
     user = claims.get("id") or claims.get("email")
     user = str(user) if isinstance(user, (str, int)) else ""
-    return {"name": name.strip(), "id": user, "label": name.strip() or user or "this account"}
+    return {"name": name.strip(), "id": user, "label": name.strip() or user or _("this account")}

@@ -1,6 +1,18 @@
 // Enhancements only: every page works without this file, but for passkeys (a browser API).
+// Its words come from the page, in the reader's language: data attributes and <template>s the
+// server wrote, "{name}" standing for a value filled in here (the English below is a fallback).
 (function () {
   "use strict";
+  // The page's language (<html lang>): numbers, plurals and dates written here follow it.
+  var lang = document.documentElement.lang || undefined;
+  var fill = function (words, values) {
+    return words.replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
+  };
+  var number = function (n, digits) {
+    try {
+      return new Intl.NumberFormat(lang, digits === undefined ? {} : { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+    } catch (ex) { return digits === undefined ? String(n) : n.toFixed(digits); }
+  };
   // Submit page: debounce the title and show similar posts, so people vote instead of duplicating.
   var form = document.querySelector("form[data-search-url]");
   if (form) {
@@ -9,6 +21,18 @@
     var list = box.querySelector("ul");
     var timer = null;
     var latest = 0;
+    // "{count} votes" in each plural form of the page's language, by CLDR category (new.html).
+    var voteWords = {};
+    var wordsTemplate = document.getElementById("similar-votes");
+    if (wordsTemplate) {
+      wordsTemplate.content.querySelectorAll("[data-plural]").forEach(function (span) { voteWords[span.dataset.plural] = span.textContent; });
+    }
+    var votesOf = function (n) {
+      var category = "other";
+      try { category = new Intl.PluralRules(lang).select(n); } catch (ex) { category = n === 1 ? "one" : "other"; }
+      var words = voteWords[category] || voteWords.other || (n === 1 ? "{count} vote" : "{count} votes");
+      return fill(words, { count: number(n) });
+    };
     var show = function (items) {
       list.textContent = "";
       items.forEach(function (post) {
@@ -19,7 +43,7 @@
         li.appendChild(a);
         var votes = document.createElement("span");
         votes.className = "votes";
-        votes.textContent = " (" + post.voteCount + " votes)";
+        votes.textContent = " (" + votesOf(post.voteCount) + ")";
         li.appendChild(votes);
         list.appendChild(li);
       });
@@ -63,8 +87,8 @@
     button.hidden = false;
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(secret.textContent.trim()).then(
-        function () { if (said) said.textContent = "Copied."; },
-        function () { if (said) said.textContent = "Could not copy: select the text and copy it."; });
+        function () { if (said) said.textContent = said.dataset.saidCopied || "Copied."; },
+        function () { if (said) said.textContent = said.dataset.saidFailed || "Could not copy: select the text and copy it."; });
     });
   });
   // Filters: apply on change.
@@ -104,41 +128,44 @@
       authenticatorAttachment: cred.authenticatorAttachment || undefined
     };
   };
-  var postForm = function (url, fields) {
+  var postForm = function (url, fields, said) {
     return fetch(url, {
       method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       body: new URLSearchParams(fields)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (body) {
-        if (!r.ok) throw new Error(body.error || "the server refused (" + r.status + "); reload the page and try again");
+        if (!r.ok) throw new Error(body.error || fill((said && said.refused) || "the server refused ({status}); reload the page and try again", { status: r.status }));
         return body;
       });
     });
   };
+  // A passkey form's words are on its error element: data-unsupported, data-failed ({reason}),
+  // data-refused ({status}).
   var ceremony = function (form, run) {
     var error = form.querySelector("[data-passkey-error]");
+    var said = error.dataset;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       error.hidden = true;
       if (!window.PublicKeyCredential) {
-        error.textContent = "This browser does not support passkeys.";
+        error.textContent = said.unsupported || "This browser does not support passkeys.";
         error.hidden = false;
         return;
       }
       var fields = { csrf: form.elements.csrf.value };
-      postForm(form.dataset.optionsUrl, fields)
+      postForm(form.dataset.optionsUrl, fields, said)
         .then(function (options) { return run(options.publicKey).then(function (cred) { return [options, cred]; }); })
         .then(function (done) {
           fields.challengeId = done[0].challengeId;
           fields.credential = JSON.stringify(credentialJSON(done[1]));
           if (form.elements.next) fields.next = form.elements.next.value;
           if (form.elements["name"]) fields.name = form.elements["name"].value;
-          return postForm(form.action, fields);
+          return postForm(form.action, fields, said);
         })
         .then(function (body) { window.location.assign(body.location); })
         .catch(function (ex) {
-          error.textContent = "The passkey did not work: " + (ex && ex.message ? ex.message : ex);
+          error.textContent = fill(said.failed || "The passkey did not work: {reason}", { reason: ex && ex.message ? ex.message : ex });
           error.hidden = false;
         });
     });
@@ -159,7 +186,8 @@
     });
   });
   // Settings: the primary colour previewed as it is chosen, with its contrast note (the page
-  // says the same when it is saved): white text on it below WCAG's 4.5:1 is hard to read.
+  // says the same when it is saved): white text on it below WCAG's 4.5:1 is hard to read. The
+  // note's words are its data-warning and data-readable ({color}, {ratio}, {minimum}).
   document.querySelectorAll("input[data-color-preview]").forEach(function (input) {
     var preview = document.getElementById(input.dataset.colorPreview);
     var note = document.querySelector("[data-contrast-note]");
@@ -177,21 +205,23 @@
       if (!note) return;
       var r = ratio(input.value);
       note.className = r < min ? "contrast-warning" : "hint";
+      var values = { color: input.value, ratio: number(r, 1), minimum: number(min) };
       note.textContent = r < min
-        ? "White text on " + input.value + " has a contrast of " + r.toFixed(1) + ":1, below the " + min +
-          ":1 that WCAG asks for text: buttons in this colour will be hard to read. Choose a darker colour."
-        : "White text on this colour is easy to read (" + r.toFixed(1) + ":1).";
+        ? fill(note.dataset.warning || "White text on {color} has a contrast of {ratio}:1, below the {minimum}:1 that WCAG " +
+          "asks for text: buttons in this colour will be hard to read. Choose a darker colour.", values)
+        : fill(note.dataset.readable || "White text on this colour is easy to read ({ratio}:1).", values);
     };
     input.addEventListener("input", update);
     update();  // the colour saved, whatever theme.css a browser still holds
   });
   // A file past what the platform takes is refused before it is sent (the gateway would answer
-  // its own 413 instead of the page).
+  // its own 413 instead of the page); the words are the input's data-too-large ({size}, {max}).
   document.querySelectorAll("input[type=file][data-max-bytes]").forEach(function (input) {
     input.addEventListener("change", function () {
       var max = parseInt(input.dataset.maxBytes, 10), file = input.files && input.files[0];
       input.setCustomValidity(file && file.size > max
-        ? "This file is " + Math.ceil(file.size / 1024) + " KiB: the largest logo is " + Math.floor(max / 1024) + " KiB."
+        ? fill(input.dataset.tooLarge || "This file is {size} KiB: the largest logo is {max} KiB.",
+               { size: number(Math.ceil(file.size / 1024)), max: number(Math.floor(max / 1024)) })
         : "");
       input.reportValidity();
     });
@@ -229,14 +259,19 @@
       });
     });
   });
-  // Dates in the visitor's time zone: the server writes UTC ("2026-11-27 14:25 UTC" as a
-  // <time>'s title, a day, or "14:25" followed by " UTC"); here they become the browser's own
-  // locale and zone. A bare day (datetime without a time) is the same everywhere and stays.
+  // Dates in the visitor's time zone: the server writes UTC in the page's language (a <time>'s
+  // title "Nov 27, 2026, 2:25 PM UTC", a day, a clock time "14:25 UTC"); here they become the
+  // browser's zone, still in the page's language. A <time> says what it shows (data-local="day"
+  // or "clock"; else the older forms: the ISO day, or "14:25" followed by " UTC"). A bare day
+  // (datetime without a time) is the same everywhere and stays.
   if (window.Intl && Intl.DateTimeFormat) {
     var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    var exactLocal = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-    var dayLocal = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-    var clockLocal = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+    var formatter = function (options) {
+      try { return new Intl.DateTimeFormat(lang, options); } catch (ex) { return new Intl.DateTimeFormat(undefined, options); }
+    };
+    var exactLocal = formatter({ dateStyle: "medium", timeStyle: "short" });
+    var dayLocal = formatter({ dateStyle: "medium" });
+    var clockLocal = formatter({ hour: "2-digit", minute: "2-digit" });
     document.querySelectorAll("time[datetime]").forEach(function (time) {
       var iso = time.getAttribute("datetime");
       if (iso.length <= 10 || iso.indexOf("T") < 0) return;
@@ -244,8 +279,10 @@
       if (isNaN(at.getTime())) return;
       time.title = exactLocal.format(at) + (zone ? " (" + zone + ")" : "");
       var text = time.textContent.trim();
-      if (text === iso.slice(0, 10)) {
+      if (time.dataset.local === "day" || text === iso.slice(0, 10)) {
         time.textContent = dayLocal.format(at);
+      } else if (time.dataset.local === "clock") {
+        time.textContent = clockLocal.format(at);
       } else if (text === iso.slice(11, 16)) {
         time.textContent = clockLocal.format(at);
         var after = time.nextSibling;
