@@ -52,8 +52,9 @@ def test_the_board_counts_votes_in_words_shows_status_colours_and_sorts_by_tabs(
     rows = {p["id"]: board.split(f'data-post-id="{p["id"]}"')[1].split("</li>")[0] for p in (one, two)}
     assert "1 vote<" in rows[one["id"]] and "1 votes" not in rows[one["id"]]
     assert "2 votes<" in rows[two["id"]]
-    assert re.search(r'<span class="count" data-count>1</span>\s*<span class="sr-only">vote</span>', rows[one["id"]])
-    assert re.search(r'<span class="count" data-count>2</span>\s*<span class="sr-only">votes</span>', rows[two["id"]])
+    # the vote button shows the number and reads out the whole phrase
+    assert re.search(r'<span class="count" aria-hidden="true" data-count>1</span>\s*<span class="sr-only">1 vote</span>', rows[one["id"]])
+    assert re.search(r'<span class="count" aria-hidden="true" data-count>2</span>\s*<span class="sr-only">2 votes</span>', rows[two["id"]])
     # the status badge carries its status's colour (an SVG fill: the CSP allows no style attribute)
     badge = re.search(r'<span class="badge status-badge" data-status="open" data-color="#64748b">(.*?)</span>', rows[one["id"]], re.S)
     assert badge and '<circle cx="5" cy="5" r="5" fill="#64748b"/>' in badge.group(1) and badge.group(1).endswith("Open")

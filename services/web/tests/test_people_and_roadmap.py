@@ -99,7 +99,8 @@ def test_the_post_page_shows_who_wrote_each_comment_and_when(site, workspace):
     page = site.get(f"/p/{post['id']}").text
     # the post: content first, then the thread; when it was posted, relative with the exact time
     assert page.index('class="content"') < page.index('id="comments-h"')
-    assert re.search(r'Posted <time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">(just now|\d+ minutes? ago)</time>', page)
+    assert re.search(r'Posted <time datetime="[^"]+" title="[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d\u202f[AP]M UTC">'
+                     r'(just now|\d+ minutes? ago)</time>', page)
     # a named team member: generated initials on a colour, the name and the badge
     assert re.search(r'<span class="avatar hue-\d+" aria-hidden="true">GH</span><span class="who-when"><span class="author">Grace Hopper</span> '
                      r'<span class="badge team">Team</span>', page)
@@ -135,7 +136,7 @@ def test_the_roadmap_shows_columns_of_cards_with_counts_and_colours(site, worksp
     assert f'href="/b/{workspace.slug}/p/{a["id"]}">Planned thing</a>' in card
     # each card votes as the board does (its count readable, the visitor's own vote shown)
     assert re.search(rf'<form method="post" action="/b/{workspace.slug}/p/{a["id"]}/vote" class="vote">', card)
-    assert re.search(r'<span class="count" data-count>1</span>\s*<span class="sr-only">vote</span>', card)
+    assert re.search(r'<span class="count" aria-hidden="true" data-count>1</span>\s*<span class="sr-only">1 vote</span>', card)
     assert "style=" not in page
     # a vote from the roadmap comes back to the roadmap, the card pressed
     r = site.post(f"/p/{b['id']}/vote", {"csrf": csrf_of(page), "next": f"/b/{workspace.slug}/roadmap", "action": "vote"})

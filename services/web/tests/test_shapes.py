@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jwt
 
+from common import i18n
 from web import shapes
 
 
@@ -84,7 +85,31 @@ def test_custom_fields_are_shown_in_the_settings_order_with_their_names():
 def test_an_eta_reads_as_a_month():
     assert shapes.month("2027-03") == "March 2027" and shapes.month("2030-12") == "December 2030"
     assert shapes.month("2027-13") == "2027-13" and shapes.month(None) == ""
-    assert [shapes.number(v) for v in (3, 3.0, 2.5, 1 / 3, -0.001, 1e6)] == ["3", "3", "2.5", "0.33", "0", "1000000"]
+    assert [shapes.number(v) for v in (3, 3.0, 2.5, 1 / 3, -0.001, 1e6)] == ["3", "3", "2.5", "0.33", "0", "1,000,000"]
+    # in the reader's language: its month names, its decimal and grouping marks
+    with i18n.using("de"):
+        assert shapes.month("2027-03") == "März 2027" and shapes.number(1234.5) == "1.234,5"
+
+
+def test_a_vote_count_has_words_for_each_plural_form_of_the_language():
+    """site.js picks the form by Intl.PluralRules' category: every category of the language has one."""
+    with i18n.using("en"):
+        assert shapes.vote_words() == {"one": "{count} vote", "other": "{count} votes"}
+    with i18n.using("ar"):
+        assert set(shapes.vote_words()) == {"zero", "one", "two", "few", "many", "other"}
+    with i18n.using("ja"):
+        assert set(shapes.vote_words()) == {"other"}
+    with i18n.using("en-XA"):
+        assert all(w.startswith("⟦") and "{count}" in w for w in shapes.vote_words().values())
+
+
+def test_an_api_refusal_is_explained_in_the_readers_language_with_the_apis_words_as_detail():
+    english = shapes.error_page(404, "post not found", "not_found")
+    assert english.status == 404 and english.context["explained"] is None and english.context["api"]
+    with i18n.using("en-XA"):
+        page = shapes.error_page(404, "post not found", "not_found")
+        assert page.context["explained"].startswith("⟦") and page.context["message"] == "post not found"
+        assert shapes.error_page(403, "a message of the site's own").context["api"] is False
 
 
 def test_a_board_slug_is_made_from_its_name_as_the_api_allows_it():

@@ -79,14 +79,14 @@ def test_the_theme_form_sets_a_cookie_and_comes_back_only_to_this_board(stack, s
     cookie = r.headers["Set-Cookie"]
     assert cookie.startswith("fb_theme=dark;") and "Path=/" in cookie and "SameSite=Lax" in cookie and "HttpOnly" not in cookie
     assert "Max-Age=31536000" in cookie
-    assert '<html lang="en" data-theme="dark">' in visitor.get(f"/p/{post['id']}").text
+    assert '<html lang="en" dir="ltr" data-theme="dark">' in visitor.get(f"/p/{post['id']}").text
     for elsewhere in ("https://evil.example/b/x", "//evil.example", f"/b/{workspace.slug}//evil.example", "/b/other",
                       f"/b/{workspace.slug}\\@evil", None):
         r = visitor.post("/theme", {"theme": "light", **({"next": elsewhere} if elsewhere else {})}, allow_redirects=False)
         assert r.status_code == 303 and r.headers["Location"] == f"/b/{workspace.slug}", elsewhere
     r = visitor.post("/theme", {"theme": "purple", "next": here}, allow_redirects=False)
     assert r.status_code == 400 and "fb_theme" not in r.headers.get("Set-Cookie", "")
-    assert '<html lang="en" data-theme="light">' in visitor.get().text  # the last good choice
+    assert '<html lang="en" dir="ltr" data-theme="light">' in visitor.get().text  # the last good choice
 
 
 def test_the_choice_holds_across_pages_and_reloads_without_javascript(browser, base, seeded):
