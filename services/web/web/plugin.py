@@ -114,6 +114,8 @@ PAGES = [
     Route(B + "/admin/authentication/oidc/remove", A + "authentication:AuthenticationOidcRemove", ("POST",)),
     # The visitor's own light/dark/system choice, a cookie (web.preferences).
     Route(B + "/theme", "web.preferences:Theme", ("POST",)),
+    # The visitor's language among the workspace's: a cookie, and a signed-in person's own (web.preferences).
+    Route(B + "/language", "web.preferences:Language", ("POST",)),
     # For crawlers (web.seo): on a custom domain these are its /sitemap.xml and /robots.txt.
     Route(B + "/sitemap.xml", "web.seo:Sitemap", ("GET",)),
     Route(B + "/robots.txt", "web.seo:Robots", ("GET",)),

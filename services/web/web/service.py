@@ -28,12 +28,13 @@ from base64 import urlsafe_b64decode, urlsafe_b64encode
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from common import i18n
+from common.i18n import N_, _
 from common.errors import BadRequest, Forbidden, NotFound
 from common.public_api import CLIENT_HEADER
 from common.validation import check
 from web import schemas, shapes, subscriptions
 from web.api import ApiClient, ApiError
-from web.contract import ANON_COOKIE, DRAFT_COOKIE, OIDC_COOKIE, SESSION_COOKIE
+from web.contract import ANON_COOKIE, DRAFT_COOKIE, LANGUAGE_COOKIE, OIDC_COOKIE, SESSION_COOKIE
 from web.preferences import chosen_theme
 from web.shapes import Asset, Json, Languages, Page, Redirect
 
@@ -45,9 +46,9 @@ STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascri
 STATIC_MAX_AGE = 300
 VOTERS_SHOWN = 50  # the voters a post's page lists for the team (the API pages the rest)
 # What an unsubscribe link that is not this workspace's (forged, cut short, another board's) shows.
-INVALID_UNSUBSCRIBE = ("This unsubscribe link is not valid for this board: it may have been cut short when it was "
-                       "copied. Use the link at the end of the latest email, or sign in and choose what you receive "
-                       "on your notification preferences page.")
+INVALID_UNSUBSCRIBE = N_("This unsubscribe link is not valid for this board: it may have been cut short when it "
+                         "was copied. Use the link at the end of the latest email, or sign in and choose what you "
+                         "receive on your notification preferences page.")
 # How long the browser keeps the state of an OpenID Connect sign-in it started (the people
 # service keeps the state itself as long).
 OIDC_SECONDS = 600
@@ -101,8 +102,8 @@ def _person(visitor: Visitor, item: dict) -> dict:
     team = bool(item.get("isTeamMember") or author.get("isTeamMember"))
     name, avatar = author.get("name") or item.get("authorName"), author.get("avatarUrl")
     if item.get("mine"):
-        return {"name": name or visitor.name, "avatarUrl": avatar or visitor.me.get("avatarUrl"), "team": team, "label": "You"}
-    return {"name": name, "avatarUrl": avatar, "team": team, "label": "Team member" if team else "Customer"}
+        return {"name": name or visitor.name, "avatarUrl": avatar or visitor.me.get("avatarUrl"), "team": team, "label": _("You")}
+    return {"name": name, "avatarUrl": avatar, "team": team, "label": _("Team member") if team else _("Customer")}
 
 
 def _poster(visitor: Visitor, post: dict) -> dict | None:
@@ -212,7 +213,7 @@ class Site:
                            enabled=branding.get("locales") or (), default=branding.get("defaultLocale"))
 
     def _anon_id(self, cookie: str) -> str | None:
-        value, _, signature = cookie.partition(".")
+        value, _unused, signature = cookie.partition(".")
         if ANON_ID.fullmatch(value) and hmac.compare_digest(signature, _sign(self.secret, "anon:" + value)):
             return value
         return None
@@ -221,11 +222,11 @@ class Site:
         """``expected``: the token the form must carry, the visitor's form token by default."""
         token = form.get("csrf", "")
         if not token or not hmac.compare_digest(token, expected or visitor.csrf):
-            raise Forbidden("this form has expired or did not come from this site; reload the page and try again")
+            raise Forbidden(_("this form has expired or did not come from this site; reload the page and try again"))
 
     def _require_manager(self, visitor: Visitor) -> None:
         if not visitor.is_manager:
-            raise Forbidden("only a signed-in team member can do this")
+            raise Forbidden(_("only a signed-in team member can do this"))
 
     def _call(self, visitor: Visitor, method: str, path: str, query=None, payload=None):
         return self.api.call(method, f"/workspaces/{visitor.slug}{path}", visitor.identity, query, payload)
@@ -286,7 +287,8 @@ class Site:
             # The sort tabs and the status chips are links (they work without a script): each
             # keeps the other filters and starts at the first page.
             "sort_links": [(s, shapes.board_link(visitor.slug, state, sort=s)) for s in sorts],
-            "status_links": [("", "All", shapes.board_link(visitor.slug, state, status=""), None)] + [
+            # (slug, name, link, status): the first, every status, is named by the template.
+            "status_links": [("", "", shapes.board_link(visitor.slug, state, status=""), None)] + [
                 (s["slug"], s["name"], shapes.board_link(visitor.slug, state, status=s["slug"]), s) for s in statuses],
             "next_link": shapes.board_link(visitor.slug, state, offset=offset + size) if more else None,
             "prev_link": shapes.board_link(visitor.slug, state, offset=max(0, offset - size)) if offset else None,
@@ -372,7 +374,7 @@ class Site:
                        status: int = 200) -> Page:
         post = self._call(visitor, "GET", f"/posts/{post_id}")
         if error is None and not (_within_window(post) or visitor.is_manager):
-            return self._too_late(visitor, post, "edit this post")
+            return self._too_late(visitor, post, "edit-post")
         form = form or {"title": post["title"], "content": post["content"]}
         return Page("post_edit.html", {**self._common(visitor), "post": post, "form": form, "error": error,
                                        "until": post.get("editableUntil") if not visitor.is_manager else None}, status)
@@ -399,9 +401,9 @@ class Site:
             comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
             target = next((c for c in comments if c["id"] == comment_id and not c.get("deleted")), None)
             if target is None:
-                raise NotFound("this comment is not on this post any more")
+                raise NotFound(_("This comment is not on this post any more."))
         if error is None and not (_within_window(target) or visitor.is_manager):
-            return self._too_late(visitor, target, "delete this " + ("comment" if comment_id else "post"))
+            return self._too_late(visitor, target, "delete-comment" if comment_id else "delete-post")
         action = f"/b/{visitor.slug}/p/{post_id}" + (f"/comments/{comment_id}" if comment_id else "") + "/delete"
         return Page("delete_confirm.html", {**self._common(visitor), "post": post, "comment": target if comment_id else None,
                                             "action": action, "error": error}, status)
@@ -427,9 +429,9 @@ class Site:
         comments = self._call(visitor, "GET", f"/posts/{post_id}/comments", query={"limit": 500})["items"]
         found = next((c for c in comments if c["id"] == comment_id and not c.get("deleted")), None)
         if found is None:
-            raise NotFound("this comment is not on this post any more")
+            raise NotFound(_("This comment is not on this post any more."))
         if error is None and not _within_window(found):
-            return self._too_late(visitor, found, "edit this comment")
+            return self._too_late(visitor, found, "edit-comment")
         return Page("comment_edit.html", {**self._common(visitor), "post": post, "comment": found, "error": error,
                                           "form": form or {"content": found["content"]}}, status)
 
@@ -446,12 +448,28 @@ class Site:
         return Redirect(f"/b/{visitor.slug}/p/{post_id}?done=comment-edited#c-{comment_id}")
 
     def _too_late(self, visitor: Visitor, item: dict, what: str) -> Page:
-        """A page (403) saying why the visitor cannot ``what``: ``item`` is not theirs, or their
-        window to change it has closed."""
-        if item.get("mine"):
-            message = f"You can no longer {what}: an author can change what they wrote for 15 minutes after writing it."
-        else:
-            message = f"You cannot {what}: only its author can, for 15 minutes after writing it (the team can delete it)."
+        """A page (403) saying why the visitor cannot do ``what`` (edit-post, delete-post,
+        edit-comment, delete-comment): ``item`` is not theirs, or their window to change it has
+        closed. Each case is a whole sentence, for the translators."""
+        mine, others = {
+            "edit-post": (_("You can no longer edit this post: an author can change what they wrote for 15 minutes "
+                            "after writing it."),
+                          _("You cannot edit this post: only its author can, for 15 minutes after writing it (the "
+                            "team can delete it).")),
+            "delete-post": (_("You can no longer delete this post: an author can change what they wrote for 15 "
+                              "minutes after writing it."),
+                            _("You cannot delete this post: only its author can, for 15 minutes after writing it "
+                              "(the team can delete it).")),
+            "edit-comment": (_("You can no longer edit this comment: an author can change what they wrote for 15 "
+                               "minutes after writing it."),
+                             _("You cannot edit this comment: only its author can, for 15 minutes after writing it "
+                               "(the team can delete it).")),
+            "delete-comment": (_("You can no longer delete this comment: an author can change what they wrote for 15 "
+                                 "minutes after writing it."),
+                               _("You cannot delete this comment: only its author can, for 15 minutes after writing "
+                                 "it (the team can delete it).")),
+        }[what]
+        message = mine if item.get("mine") else others
         return Page("error.html", {**self._common(visitor), "status": 403, "message": message}, 403)
 
     def _following(self, visitor: Visitor, post_id: str) -> bool | None:
@@ -508,7 +526,8 @@ class Site:
         restored = None if form else self._draft(visitor)
         form = form or restored or {"board": params.get("board") or ""}
         return Page("new.html", {**common, "boards": boards, "error": error, "form": form, "restored": bool(restored),
-                                 "created": _named(boards, params.get("created"))}, 400 if error else 200)
+                                 "created": _named(boards, params.get("created")), "vote_words": shapes.vote_words()},
+                    400 if error else 200)
 
     def create_board(self, visitor: Visitor, form: dict):
         """The team's first board (the form a workspace without one shows the team on the board
@@ -524,8 +543,9 @@ class Site:
         # A slug is made from the name only when none is typed; a name it cannot be made from is
         # the site's to say (the API would name the slug, which the visitor left empty).
         if not slug:
-            refusal = (("Give the board a name.", "name") if not name else
-                       ("Give the board a slug: its name has no letter or digit (a to z, 0 to 9) to make one from.", "slug"))
+            refusal = ((_("Give the board a name."), "name") if not name else
+                       (_("Give the board a slug: its name has no letter or digit (a to z, 0 to 9) to make one from."),
+                        "slug"))
             return self._first_board_refused(visitor, first_board_form(then, values, *refusal), 400)
         try:
             board = self._call(visitor, "POST", "/boards", payload={"slug": slug, "name": name})
@@ -572,7 +592,7 @@ class Site:
 
     def _draft(self, visitor: Visitor) -> dict | None:
         """The draft this browser kept for this workspace, if its signature holds and it is fresh."""
-        value, _, signature = (visitor.draft or "").rpartition(".")
+        value, _unused, signature = (visitor.draft or "").rpartition(".")
         if not value or not hmac.compare_digest(signature, _sign(self.secret, "draft:" + value)[:32]):
             return None
         try:
@@ -606,9 +626,9 @@ class Site:
 
     def _check_token_form(self, token: str) -> None:
         if not token:
-            raise BadRequest("the sign-in link has no token")
+            raise BadRequest(_("the sign-in link has no token"))
         if not schemas.CREDENTIAL.fullmatch(token):
-            raise BadRequest("the sign-in link's token is malformed")
+            raise BadRequest(_("the sign-in link's token is malformed"))
 
     def _check_user_token(self, visitor: Visitor, token: str) -> dict:
         self._check_token_form(token)
@@ -631,14 +651,17 @@ class Site:
     def sign_in_email(self, visitor: Visitor, form: dict) -> Page:
         self.check_csrf(visitor, form, visitor.anon_csrf)
         next_path = self._local(visitor, form.get("next"), "")
-        payload = {"email": (form.get("email") or "").strip(), **self._origin(visitor), **({"next": next_path} if next_path else {})}
+        payload = {"email": (form.get("email") or "").strip(), **self._origin(visitor), **({"next": next_path} if next_path else {}),
+                   "locale": i18n.current().tag}  # the mail is in the language of this page
         try:
-            answer = self._call_anonymously(visitor, "POST", "/sign-in/email", payload)
+            self._call_anonymously(visitor, "POST", "/sign-in/email", payload)
         except ApiError as ex:
             if ex.status in (400, 429):
-                return self.sign_in_form(visitor, {"next": next_path, "email": payload["email"]}, ex.message, ex.status)
+                return self.sign_in_form(visitor, {"next": next_path, "email": payload["email"]}, _sign_in_refusal(ex),
+                                         ex.status)
             raise
-        return Page("sign_in_sent.html", {**self._common(visitor), "message": answer.get("message"), "email": payload["email"]})
+        # The page says what the API's answer says (the same whoever the address is), in the page's words.
+        return Page("sign_in_sent.html", {**self._common(visitor), "email": payload["email"]})
 
     def email_link(self, visitor: Visitor, params: dict) -> Page:
         token = params.get("token") or ""
@@ -663,19 +686,20 @@ class Site:
         url = answer["authorizationUrl"]
         state = (parse_qs(urlsplit(url).query).get("state") or [""])[0]
         if not state:
-            raise BadRequest("the identity provider's address has no state")
+            raise BadRequest(_("the identity provider's address has no state"))
         visitor.cookies.append((OIDC_COOKIE, state, OIDC_SECONDS))
         return Redirect(url)
 
     def oidc_callback(self, visitor: Visitor, params: dict) -> Redirect:
         if params.get("error"):
-            raise BadRequest(f"the identity provider did not sign you in: {params.get('error_description') or params['error']}")
+            raise BadRequest(_("the identity provider did not sign you in: %(reason)s",
+                               reason=params.get("error_description") or params["error"]))
         state, code = params.get("state") or "", params.get("code") or ""
         if not state or not code:
-            raise BadRequest("the identity provider's answer has no state or code")
+            raise BadRequest(_("the identity provider's answer has no state or code"))
         visitor.cookies.append((OIDC_COOKIE, None, 0))  # one use, whatever happens next
         if not visitor.oidc_state or not hmac.compare_digest(state, visitor.oidc_state):
-            raise Forbidden("this sign-in was not started in this browser; start it again from the sign-in page")
+            raise Forbidden(_("this sign-in was not started in this browser; start it again from the sign-in page"))
         session = self._call_anonymously(visitor, "POST", "/sign-in/oidc/callback", {"state": state, "code": code})
         return self._start_session(visitor, session, self._local(visitor, session.get("next"), ""))
 
@@ -723,7 +747,7 @@ class Site:
         except ValueError:
             credential = None
         if not isinstance(credential, dict) or not form.get("challengeId"):
-            raise BadRequest("the passkey's answer is missing or malformed")
+            raise BadRequest(_("the passkey's answer is missing or malformed"))
         payload = {"challengeId": form["challengeId"], "credential": credential}
         if (form.get("name") or "").strip():
             payload["name"] = form["name"].strip()
@@ -784,7 +808,13 @@ class Site:
     def account_update(self, visitor: Visitor, form: dict) -> Redirect:
         self.check_csrf(visitor, form)
         self._require_person(visitor)
-        self.api.call("PATCH", "/me", visitor.identity, payload={"name": (form.get("name") or "").strip()})
+        changes = account_changes(visitor.me, form)
+        if changes:
+            self.api.call("PATCH", "/me", visitor.identity, payload=changes)
+        if "locale" in changes:
+            # The person's own choice from now on: a language this browser was given by a link
+            # (the fb_lang cookie) would otherwise stay in force under "Browser default".
+            visitor.cookies.append((LANGUAGE_COOKIE, None, 0))
         return Redirect(f"/b/{visitor.slug}/account?saved=1")
 
     def passkey_registration_options(self, visitor: Visitor, form: dict) -> Json:
@@ -826,7 +856,7 @@ class Site:
         self.check_csrf(visitor, form)
         self._require_person(visitor)
         if form.get("confirm") != "erase":
-            raise BadRequest("tick the box to confirm that your account and data should be erased")
+            raise BadRequest(_("tick the box to confirm that your account and data should be erased"))
         common = self._common(visitor)
         answer = self.api.call("DELETE", "/me/data", visitor.identity)
         visitor.cookies.append((SESSION_COOKIE, None, 0))
@@ -859,7 +889,8 @@ class Site:
             self._call(visitor, "PATCH", "/me/notifications", payload=changes)
         except ApiError as ex:
             if ex.status == 400:
-                return self.notifications(visitor, {}, ex.message, 400)
+                return self.notifications(visitor, {}, _("These preferences could not be saved: %(reason)s",
+                                                         reason=ex.message), 400)
             raise
         return Redirect(f"/b/{visitor.slug}/account/notifications?saved=1")
 
@@ -869,7 +900,7 @@ class Site:
         token = params.get("token") or ""
         common = self._common(visitor)
         if not schemas.UNSUBSCRIBE_TOKEN.fullmatch(token):
-            return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+            return Page("unsubscribe.html", {**common, "token": "", "error": _(INVALID_UNSUBSCRIBE)}, 400)
         return Page("unsubscribe.html", {**common, "token": token, "error": None})
 
     def unsubscribe(self, visitor: Visitor, params: dict) -> Page:
@@ -884,18 +915,18 @@ class Site:
         token = params.get("token") or ""
         common = self._common(visitor)
         if not schemas.UNSUBSCRIBE_TOKEN.fullmatch(token):
-            return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+            return Page("unsubscribe.html", {**common, "token": "", "error": _(INVALID_UNSUBSCRIBE)}, 400)
         try:
             self._call_anonymously(visitor, "POST", "/notifications/unsubscribe", {"token": token})
         except ApiError as ex:
             if ex.status == 400:
-                return Page("unsubscribe.html", {**common, "token": "", "error": INVALID_UNSUBSCRIBE}, 400)
+                return Page("unsubscribe.html", {**common, "token": "", "error": _(INVALID_UNSUBSCRIBE)}, 400)
             raise
         return Page("unsubscribed.html", common)
 
     def _require_person(self, visitor: Visitor) -> None:
         if visitor.kind == "anonymous":
-            raise Forbidden("sign in first")
+            raise Forbidden(_("sign in first"))
 
     # ---- managers ----------------------------------------------------------------------
     def triage(self, visitor: Visitor, post_id: str, form: dict) -> Redirect:
@@ -932,8 +963,34 @@ class Site:
     def static_file(self, visitor: Visitor, name: str) -> Asset:
         """One of the site's own files; ``visitor`` is not read (the file is everyone's)."""
         if name not in STATIC_FILES:
-            raise NotFound(f"no such file: {name}")
+            raise NotFound(_("There is no file %(name)s here.", name=name))
         return Asset((files("web") / "static" / name).read_bytes(), STATIC_FILES[name], STATIC_MAX_AGE)
+
+
+def _sign_in_refusal(ex: ApiError) -> str:
+    """Why no sign-in link was sent, in the page's words: too many asked, or an address no link
+    can go to; another refusal (a misconfigured origin) as the API says it."""
+    if ex.status == 429:
+        return _("Too many sign-in links were asked for this address; wait a few minutes, then ask again.")
+    if "email" in ex.message.lower():
+        return _("This is not an email address a sign-in link can be sent to: check it and try again.")
+    return ex.message
+
+
+def account_changes(me: dict, form: dict) -> dict:
+    """The ``PATCH /v1/me`` of the account form: the name when it changed (a person signed in by
+    SSO may not change it, and may still save their language), the language when it changed
+    (empty: none, their browser's)."""
+    changes: dict = {}
+    if "name" in form and (form.get("name") or "").strip() != (me.get("name") or ""):
+        changes["name"] = (form.get("name") or "").strip()
+    if "locale" in form:
+        locale = form.get("locale") or None
+        if locale is not None and locale not in i18n.LOCALES:
+            raise BadRequest(_("choose one of the languages the form offers"))
+        if locale != me.get("locale"):
+            changes["locale"] = locale
+    return changes
 
 
 def first_board_form(then: str, values: dict | None = None, error: str | None = None, invalid: str | None = None) -> dict:
