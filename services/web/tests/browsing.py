@@ -97,13 +97,18 @@ _PSEUDO_SPAN = re.compile(r"⟦[^⟧]*⟧")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _SHOWN_TEXT = """() => {
   const out = [];
+  // Text in another language than the page's (a language's own name in the language menu; the
+  // API's English words on the reference) is meant to stay as it is.
+  const page = document.documentElement.lang;
   const shown = el => el && !el.closest('script,style,template,[hidden],[aria-hidden="true"] .sr-none')
+    && (el.closest('[lang]') || document.documentElement).lang === page
     && getComputedStyle(el).display !== 'none' && getComputedStyle(el).visibility !== 'hidden';
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (shown(n.parentElement) && n.textContent.trim()) out.push(n.textContent.trim());
   }
   for (const el of document.querySelectorAll('[placeholder],[aria-label],[title],img[alt],input[type=submit][value]')) {
+    if ((el.closest('[lang]') || document.documentElement).lang !== page) continue;
     for (const a of ['placeholder', 'aria-label', 'title', 'alt', 'value'])
       if (el.hasAttribute(a) && (a !== 'value' || el.type === 'submit') && el.getAttribute(a).trim()) out.push(el.getAttribute(a).trim());
   }

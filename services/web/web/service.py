@@ -44,6 +44,8 @@ ANON_ID = re.compile(r"[0-9a-f]{32}")
 # The site's own files (package data) and their types; browsers keep them five minutes.
 STATIC_FILES = {"site.css": "text/css; charset=utf-8", "site.js": "text/javascript; charset=utf-8"}
 STATIC_MAX_AGE = 300
+# What the API names an erased person's posts and comments by (docs/privacy.md).
+ERASED_NAME = N_("Deleted user")
 VOTERS_SHOWN = 50  # the voters a post's page lists for the team (the API pages the rest)
 # What an unsubscribe link that is not this workspace's (forged, cut short, another board's) shows.
 INVALID_UNSUBSCRIBE = N_("This unsubscribe link is not valid for this board: it may have been cut short when it "
@@ -101,6 +103,8 @@ def _person(visitor: Visitor, item: dict) -> dict:
     author = item.get("author") or {}
     team = bool(item.get("isTeamMember") or author.get("isTeamMember"))
     name, avatar = author.get("name") or item.get("authorName"), author.get("avatarUrl")
+    if name == ERASED_NAME:
+        name = _(ERASED_NAME)  # the platform's words for an erased person, not a name: in the reader's language
     if item.get("mine"):
         return {"name": name or visitor.name, "avatarUrl": avatar or visitor.me.get("avatarUrl"), "team": team, "label": _("You")}
     return {"name": name, "avatarUrl": avatar, "team": team, "label": _("Team member") if team else _("Customer")}
