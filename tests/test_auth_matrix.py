@@ -113,6 +113,7 @@ ACCESS = {
     # people: "self" needs an identity of one's own (anonymous: 401); signing in is public; the
     # team and the audit log are managers' (owners' changes: a manager key acts as an owner)
     ("get", "/v1/me"): "self",
+    ("get", "/v1/workspaces/{slug}/me"): "self",
     ("patch", "/v1/me"): "self",
     ("post", "/v1/me/sign-out"): "self",
     ("post", "/v1/me/sign-out-everywhere"): "self",

@@ -34,6 +34,9 @@ ROUTES = [
     # A person's data: download it, or erase them (people.privacy, docs/privacy.md).
     Route("/me/data", R + "MyData", ("GET", "DELETE")),
     Route(W + "/users/{userId}/data", R + "UserData", ("GET", "DELETE")),
+    # The caller as one workspace knows them: an end user's token is checked against the
+    # workspace a request is for, so it has no answer at /me (the widget asks here).
+    Route(W + "/me", R + "WorkspaceMe", ("GET",)),
     Route(W + "/sessions", R + "Sessions", ("POST",), limits=WRITE),
     Route(W + "/sign-in/email", R + "EmailLink", ("POST",), limits=WRITE),
     Route(W + "/sign-in/email/redeem", R + "EmailLinkRedeem", ("POST",), limits=WRITE),

@@ -27,6 +27,13 @@ class Me(Resource):
         resp.media = self.service.update_me(req.context.caller, media(req))
 
 
+class WorkspaceMe(Resource):
+    """GET /v1/workspaces/{slug}/me: who the caller is, an end user's token included."""
+
+    def on_get(self, req, resp, slug):
+        resp.media = self.service.me(req.context.caller)
+
+
 class MyData:
     """GET /v1/me/data: everything kept about the caller; DELETE: erase them (people.privacy)."""
 
