@@ -12,6 +12,7 @@ import hashlib
 import json
 from importlib.resources import files
 
+from common import i18n
 from common.errors import BadRequest
 from common.public_api import CLIENT_HEADER
 from widget import origins
@@ -76,6 +77,12 @@ class Endpoint:
         return branding, identity(req.get_header(USER_HEADER), req.get_header(ANON_HEADER), client)
 
 
+def language(req):
+    """The panel's language, as its requests after the first name it (``?lang=``; what the
+    config answered): the statuses' names are said in it."""
+    return i18n.using(req.get_param("lang"))
+
+
 def _body(req):
     try:
         return json.loads(req.context.body or b"null")
@@ -86,49 +93,55 @@ def _body(req):
 class Config(Endpoint):
     def on_get(self, req, resp, slug):
         branding, who = self.open(req, resp, slug)
-        resp.media = self.widget.config(slug, branding, who)
+        resp.media = self.widget.config(slug, branding, who, asked=req.get_param("lang"), languages=req.get_param("languages"))
 
 
 class Posts(Endpoint):
     def on_get(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.posts(slug, who, req.get_param("sort") or "top")
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.posts(slug, who, req.get_param("sort") or "top")
 
     def on_post(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.submit(slug, who, _body(req))
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.submit(slug, who, _body(req))
         resp.status = 201
 
 
 class Similar(Endpoint):
     def on_get(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.similar(slug, who, req.get_param("q"))
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.similar(slug, who, req.get_param("q"))
 
 
 class Mine(Endpoint):
     def on_get(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.mine(slug, who)
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.mine(slug, who)
 
 
 class Vote(Endpoint):
     def on_post(self, req, resp, slug, postId):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.vote(slug, who, postId, True)
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.vote(slug, who, postId, True)
 
     def on_delete(self, req, resp, slug, postId):
-        _, who = self.open(req, resp, slug)
-        resp.media = self.widget.vote(slug, who, postId, False)
+        _unused, who = self.open(req, resp, slug)
+        with language(req):
+            resp.media = self.widget.vote(slug, who, postId, False)
 
 
 class Changelog(Endpoint):
     def on_get(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
+        _unused, who = self.open(req, resp, slug)
         resp.media = self.widget.changelog(slug, who)
 
 
 class ChangelogSeen(Endpoint):
     def on_post(self, req, resp, slug):
-        _, who = self.open(req, resp, slug)
+        _unused, who = self.open(req, resp, slug)
         resp.media = self.widget.seen(slug, who)

@@ -10,9 +10,10 @@ import threading
 
 from cachetools import TTLCache
 
+from common import i18n
 from common.errors import BadRequest, Forbidden
 from common.public_api import CLIENT_HEADER, ApiClient, ApiError
-from widget import origins, shapes
+from widget import origins, shapes, words
 
 USER_HEADER = "X-Feedback-User"
 ANON_HEADER = "X-Feedback-Anonymous-Id"
@@ -55,9 +56,28 @@ class Widget:
         return branding
 
     # ---- what the panel asks ------------------------------------------------------------------
-    def config(self, slug: str, branding: dict, identity: dict) -> dict:
+    def config(self, slug: str, branding: dict, identity: dict, asked: str | None = None, languages: str | None = None) -> dict:
+        """The panel's settings, in its language, with its words (``widget.words``): the page's
+        ``data-lang`` (``asked``), else the identified person's own choice, else the browser's
+        ``languages`` (as an ``Accept-Language``), among the workspace's; else its default."""
         boards = self.api.call("GET", f"/workspaces/{slug}/boards", identity)["items"]
-        return shapes.config(branding, boards, self.base)
+        locale = i18n.choose(asked=asked, chosen=self._own_locale(slug, identity), accept_language=languages,
+                             enabled=branding.get("locales") or (), default=branding.get("defaultLocale"))
+        with i18n.using(locale) as language:
+            return {**shapes.config(branding, boards, self.base), "locale": language.tag, "dir": language.direction,
+                    "messages": words.catalog()}
+
+    def _own_locale(self, slug: str, identity: dict) -> str | None:
+        """The language the person of the panel's token chose (None: anonymous, no choice, or
+        not a person)."""
+        if USER_HEADER not in identity:
+            return None
+        try:
+            return self.api.call("GET", f"/workspaces/{slug}/me", identity).get("locale")
+        except ApiError as ex:
+            if ex.status in (401, 403, 404):  # no person of theirs to ask: the browser's languages decide
+                return None
+            raise
 
     def posts(self, slug: str, identity: dict, sort: str | None) -> dict:
         if sort not in SORTS:

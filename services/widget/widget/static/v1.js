@@ -4,7 +4,9 @@
  * out), styled by a constructed stylesheet (a strict CSP's style-src does not govern it), built
  * with DOM calls (no markup parsed from strings, no code either); the only global is
  * FeedbackWidget. Requests go to the platform with the person's token in a header, never a
- * cookie (credentials: 'omit'). */
+ * cookie (credentials: 'omit'). Every word it shows is said through _() and ngettext(), in the
+ * language the platform chose for the panel (its config answers the words: docs/widget.md,
+ * "Languages"). */
 (() => {
   'use strict';
   const previous = window.FeedbackWidget;
@@ -15,7 +17,7 @@
   const slug = data.workspace;
   const base = new URL(script.src, location.href).origin;
   const handlers = {};
-  const TABS = [['submit', 'Submit'], ['mine', 'My requests'], ['posts', 'Posts'], ['changelog', 'Changelog']];
+  const TABS = ['submit', 'mine', 'posts', 'changelog'];
   let token = null; // the person's SSO token, from identify(); null: anonymous
   let refusedToken = null; // the token a 401 was reported for (tokenExpired fires once for each)
   let config = null;
@@ -24,6 +26,32 @@
   let sort = 'top';
   let entries = null; // the changelog, once read
   let typing = 0;
+
+  // ---- words ---------------------------------------------------------------------------------
+  // The panel's language and its words (config's locale, dir and messages); until the platform
+  // answers, a message is its own English.
+  let locale = 'en';
+  let dir = 'ltr';
+  let words = {};
+  const fill = (text, values) => text.replace(/%\((\w+)\)s|%%/g, (all, name) => {
+    if (all === '%%') return '%';
+    return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all;
+  });
+  const _ = (message, values) => fill(typeof words[message] === 'string' ? words[message] : message, values);
+  const number = (n) => { try { return new Intl.NumberFormat(locale).format(n); } catch (e) { return String(n); } };
+  // A plural message's forms come by CLDR category (one, few, many, other...): the browser's
+  // plural rules of the panel's language pick one; %(num)s is the count as the language writes it.
+  function ngettext(singular, plural, n, values) {
+    const forms = words[singular];
+    let text = n === 1 ? singular : plural;
+    if (forms && typeof forms === 'object') {
+      let category = 'other';
+      try { category = new Intl.PluralRules(locale).select(n); } catch (e) { /* no such rules here: the general form */ }
+      text = forms[category] || forms.other || text;
+    }
+    return fill(text, Object.assign({ num: number(n) }, values));
+  }
+  const tabTitle = (name) => ({ submit: _('Submit'), mine: _('My requests'), posts: _('Posts'), changelog: _('Changelog') })[name];
 
   const storage = (() => { try { return window.localStorage; } catch (e) { return null; } })();
   const stored = (key, value) => {
@@ -64,32 +92,49 @@
     }
   };
 
-  async function call(method, path, body) {
+  // ``query``: the call's own parameters; every call but the first names the panel's language
+  // (the statuses' names come in it).
+  async function call(method, path, body, query) {
     const headers = token ? { 'X-Feedback-User': token } : { 'X-Feedback-Anonymous-Id': anonymousId };
     if (body) headers['Content-Type'] = 'application/json';
+    const url = new URL(`${base}/widget/v1/${encodeURIComponent(slug)}${path}`);
+    for (const [name, value] of Object.entries(query || (config ? { lang: locale } : {}))) if (value) url.searchParams.set(name, value);
     let answer;
     try {
-      answer = await fetch(`${base}/widget/v1/${encodeURIComponent(slug)}${path}`, {
+      answer = await fetch(url, {
         method, headers, body: body ? JSON.stringify(body) : undefined, credentials: 'omit', mode: 'cors', cache: 'no-store',
       });
     } catch (e) {
-      throw Object.assign(new Error('The feedback service cannot be reached from this page.'), { status: 0 });
+      throw Object.assign(new Error(_('The feedback service cannot be reached from this page.')), { status: 0 });
     }
     let json = null;
     try { json = await answer.json(); } catch (e) { /* no body */ }
     if (!answer.ok) {
-      const message = (json && json.error) || `The feedback service answered ${answer.status}.`;
       if (answer.status === 401 && token && refusedToken !== token) {
         refusedToken = token;
-        emit('tokenExpired', { message });
+        // For the page's code: the platform's own words (English, with a stable code).
+        emit('tokenExpired', { message: (json && json.error) || `${answer.status}` });
       }
-      // A 401 says who the caller is not: a person's token refused, or an anonymous visitor where
-      // the workspace takes requests (anonSubmit) or votes (anonVote) from signed-in users only.
-      const said = answer.status !== 401 ? message
-        : token ? 'Your session has ended: reload the page or sign in again.' : 'Sign in first: only signed-in users can do this here.';
-      throw Object.assign(new Error(said), { status: answer.status });
+      throw Object.assign(new Error(refusal(answer.status, json)), { status: answer.status });
     }
     return json;
+  }
+
+  // What the panel says of a refusal, in its language, by the refusal's code (the platform's
+  // message is English, for developers: docs/languages.md).
+  function refusal(status, json) {
+    const code = (json && json.code) || '';
+    // A 401 says who the caller is not: a person's token refused, or an anonymous visitor where
+    // the workspace takes requests (anonSubmit) or votes (anonVote) from signed-in users only.
+    if (status === 401) {
+      return token ? _('Your session has ended: reload the page or sign in again.') : _('Sign in first: only signed-in users can do this here.');
+    }
+    const fields = ((json && json.errors) || []).map((e) => e.field);
+    if (code === 'invalid_request' && fields.includes('title')) return _('Give your request a title of at most 200 characters.');
+    if (code === 'rate_limited') return _('That was a lot at once: wait a minute, then try again.');
+    if (code === 'not_found') return _('This is no longer on the board: reload the page to see what is.');
+    if (code === 'forbidden') return _('This workspace does not allow that here.');
+    return _('The feedback service could not do that (%(code)s): try again in a moment.', { code: code || status });
   }
 
   // ---- the DOM ------------------------------------------------------------------------------
@@ -134,7 +179,7 @@ h3 { margin: 0 0 4px; font-size: 15px; }
 form h3 { margin: 12px 0 0; font-size: 14px; }
 .close { border: 0; background: none; cursor: pointer; font-size: 22px; line-height: 1; padding: 4px 8px; border-radius: 6px; }
 .close:hover, .ghost:hover { background: var(--fw-soft); }
-[role="tablist"] { display: flex; gap: 2px; padding: 0 8px; border-bottom: 1px solid var(--fw-line); overflow-x: auto; }
+[role="tablist"] { display: flex; flex-wrap: wrap; column-gap: 2px; padding: 0 8px; border-bottom: 1px solid var(--fw-line); }
 [role="tab"] { border: 0; background: none; padding: 8px 5px; font-size: 14px; cursor: pointer; border-bottom: 3px solid transparent; color: var(--fw-muted); white-space: nowrap; }
 [role="tab"][aria-selected="true"] { color: var(--fw-text); border-bottom-color: var(--fw-primary); font-weight: 600; }
 [role="tabpanel"] { flex: 1; overflow-y: auto; padding: 12px 14px 16px; }
@@ -172,10 +217,12 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   const tabButtons = {};
   const inline = Boolean(data.mount);
 
+  // Built, or built again in another language (a person identified who chose one).
   function build() {
-    host = inline ? document.querySelector(data.mount) : h('div', { 'data-feedback-widget': '' });
+    host = host || (inline ? document.querySelector(data.mount) : h('div', { 'data-feedback-widget': '' }));
     if (!host) throw new Error(`FeedbackWidget: no element matches data-mount="${data.mount}"`);
     root = host.shadowRoot || host.attachShadow({ mode: 'open' });
+    root.replaceChildren();
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(CSS);
     theme = new CSSStyleSheet();
@@ -185,30 +232,33 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     const color = /^#[0-9a-f]{6}$/i.test(config.primaryColor) ? config.primaryColor : '#4f46e5';
     const on = config.onPrimary === '#000000' ? '#000000' : '#ffffff';
     theme.replaceSync(`:host { --fw-primary: ${color}; --fw-on-primary: ${on}; }`);
-    const label = (data.label || config.label || 'Feedback').slice(0, 40);
+    const label = (data.label || config.label || _('Feedback')).slice(0, 40);
 
-    const tablist = h('div', { role: 'tablist', 'aria-label': 'Sections', onkeydown: tabKeys });
-    for (const [name, title] of TABS) {
+    const tablist = h('div', { role: 'tablist', 'aria-label': _('Sections'), onkeydown: tabKeys });
+    for (const name of TABS) {
       tabButtons[name] = h('button', { type: 'button', role: 'tab', id: `fw-tab-${name}`, 'aria-controls': 'fw-tabpanel',
-        'aria-selected': 'false', tabindex: '-1', onclick: () => show(name) }, title);
+        'aria-selected': 'false', tabindex: '-1', onclick: () => show(name) }, tabTitle(name));
       tablist.append(tabButtons[name]);
     }
     tabPanel = h('div', { role: 'tabpanel', id: 'fw-tabpanel', tabindex: '0' });
     message = h('p', { class: 'msg', role: 'status' });
+    const language = { lang: locale, dir };
     panel = h('div', inline
-      ? { class: 'panel', role: 'region', 'aria-labelledby': 'fw-heading' }
-      : { class: 'panel', id: 'fw-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'fw-heading', hidden: true, onkeydown: trapKeys },
+      ? { class: 'panel', role: 'region', 'aria-labelledby': 'fw-heading', ...language }
+      : { class: 'panel', id: 'fw-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'fw-heading', hidden: true,
+        onkeydown: trapKeys, ...language },
     h('header', {},
       h('h2', { id: 'fw-heading', text: config.workspace.name || label }),
-      inline ? null : h('button', { type: 'button', class: 'close', 'aria-label': 'Close', onclick: () => close() }, '×')),
+      inline ? null : h('button', { type: 'button', class: 'close', 'aria-label': _('Close'), onclick: () => close() }, '×')),
     tablist, tabPanel);
     if (!inline) {
       badge = h('span', { class: 'badge', 'aria-hidden': 'true', hidden: true });
       badgeText = h('span', { class: 'sr' });
       launcher = h('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'fw-panel',
-        onclick: () => (isOpen ? close() : open()) }, h('span', { text: label }), badge, badgeText);
+        onclick: () => (isOpen ? close() : open()), ...language }, h('span', { text: label }), badge, badgeText);
       root.append(panel, launcher);
-      document.body.append(host);
+      if (!host.isConnected) document.body.append(host);
+      updateBadge();
     } else {
       root.append(panel);
       show(tab);
@@ -216,12 +266,14 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   }
 
   function tabKeys(event) {
-    const names = TABS.map(([name]) => name);
-    const at = names.indexOf(tab);
-    const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: names.length - 1 }[event.key];
+    const at = TABS.indexOf(tab);
+    // The tabs run from the right in a language written right to left: the arrows follow them.
+    const next = dir === 'rtl' ? 'ArrowLeft' : 'ArrowRight';
+    const previous = dir === 'rtl' ? 'ArrowRight' : 'ArrowLeft';
+    const to = { [next]: at + 1, [previous]: at - 1, Home: 0, End: TABS.length - 1 }[event.key];
     if (to === undefined) return;
     event.preventDefault();
-    show(names[(to + names.length) % names.length]);
+    show(TABS[(to + TABS.length) % TABS.length]);
     tabButtons[tab].focus();
   }
 
@@ -245,7 +297,7 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   }
 
   function show(name) {
-    tab = TABS.some(([n]) => n === name) ? name : 'submit';
+    tab = TABS.includes(name) ? name : 'submit';
     for (const [n, button] of Object.entries(tabButtons)) {
       button.setAttribute('aria-selected', String(n === tab));
       button.setAttribute('tabindex', n === tab ? '0' : '-1');
@@ -258,11 +310,11 @@ article p { margin: 4px 0 0; white-space: pre-line; }
 
   // ---- posts --------------------------------------------------------------------------------
   function postRow(post) {
-    // Its name is its content, the count it shows read with what it does: "Vote for <title>, 3 votes"
-    // (the arrow is the stylesheet's, with no text for screen readers).
-    const button = h('button', { type: 'button', class: 'vote', 'aria-pressed': String(post.voted) },
-      h('span', { class: 'sr', text: `Vote for ${post.title}, ` }), String(post.voteCount),
-      h('span', { class: 'sr', text: post.voteCount === 1 ? ' vote' : ' votes' }));
+    // Its name is the count it shows read with what it does, one sentence for the translators:
+    // "Vote for <title>, 3 votes" (the arrow is the stylesheet's, with no text for screen readers).
+    const name = ngettext('Vote for %(title)s, %(num)s vote', 'Vote for %(title)s, %(num)s votes', post.voteCount, { title: post.title });
+    const button = h('button', { type: 'button', class: 'vote', 'aria-pressed': String(post.voted), 'aria-label': name },
+      number(post.voteCount));
     const row = h('li', {}, button, h('div', {},
       h('a', { href: post.url, target: '_blank', rel: 'noopener', text: post.title }),
       post.status ? h('p', { class: 'meta', text: post.status.name }) : null));
@@ -286,7 +338,7 @@ article p { margin: 4px 0 0; white-space: pre-line; }
   }
 
   async function load(into, work) {
-    into.replaceChildren(h('p', { class: 'empty', text: 'Loading…' }));
+    into.replaceChildren(h('p', { class: 'empty', text: _('Loading…') }));
     try { into.replaceChildren(await work()); } catch (e) { into.replaceChildren(); say(e.message, true); }
   }
 
@@ -298,32 +350,32 @@ article p { margin: 4px 0 0; white-space: pre-line; }
       config.boards.map((b) => h('option', { value: b.id, text: b.name })));
     title.addEventListener('input', () => {
       clearTimeout(typing);
-      const words = title.value.trim();
+      const typed = title.value.trim();
       typing = setTimeout(() => {
-        if (words.length < 3) { similar.replaceChildren(); return; }
-        call('GET', `/similar?q=${encodeURIComponent(words)}`).then(({ items }) => {
-          similar.replaceChildren(...(items.length ? [h('h3', { text: 'Similar requests: vote instead?' }), list(items, '')] : []));
+        if (typed.length < 3) { similar.replaceChildren(); return; }
+        call('GET', '/similar', null, { q: typed, lang: locale }).then(({ items }) => {
+          similar.replaceChildren(...(items.length ? [h('h3', { text: _('Similar requests: vote instead?') }), list(items, '')] : []));
         }).catch(() => similar.replaceChildren());
       }, 300);
     });
     const form = h('form', {},
-      h('label', { for: 'fw-title', text: 'Title' }), title,
+      h('label', { for: 'fw-title', text: _('Title') }), title,
       similar,
-      h('label', { for: 'fw-details', text: 'Details' }), details,
-      config.boards.length > 1 ? [h('label', { for: 'fw-board', text: 'Board' }), board] : null,
-      h('button', { type: 'submit', class: 'primary', text: 'Send' }),
+      h('label', { for: 'fw-details', text: _('Details') }), details,
+      config.boards.length > 1 ? [h('label', { for: 'fw-board', text: _('Board') }), board] : null,
+      h('button', { type: 'submit', class: 'primary', text: _('Send') }),
       message);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      if (!config.boards.length) { say('This workspace has no board to send to yet.', true); return; }
+      if (!config.boards.length) { say(_('This workspace has no board to send to yet.'), true); return; }
       const send = form.querySelector('button[type="submit"]');
       send.disabled = true;
       try {
         const post = await call('POST', '/posts', { title: title.value, details: details.value, boardId: board.value || config.boards[0].id });
         form.reset();
         similar.replaceChildren();
-        say('Thank you: your request is on the board.');
-        message.append(' ', h('a', { href: post.url, target: '_blank', rel: 'noopener', text: 'See it' }));
+        say(_('Thank you: your request is on the board.'));
+        message.append(' ', h('a', { href: post.url, target: '_blank', rel: 'noopener', text: _('See it') }));
         emit('submitted', { post });
       } catch (e) {
         say(e.message, true);
@@ -338,17 +390,18 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     const body = h('div');
     tabPanel.append(body, message);
     load(body, async () => list((await call('GET', '/mine')).items, token
-      ? 'Nothing yet: the requests you send show here with their status.'
-      : 'The requests you send from this browser show here with their status.'));
+      ? _('Nothing yet: the requests you send show here with their status.')
+      : _('The requests you send from this browser show here with their status.')));
   }
 
   function renderPosts() {
     const body = h('div');
     const choice = (name, text) => h('button', { type: 'button', class: 'ghost', 'aria-pressed': String(sort === name), text,
       onclick: () => { sort = name; show('posts'); } });
-    const board = h('p', { class: 'meta' }, h('a', { href: config.boardUrl, target: '_blank', rel: 'noopener', text: 'Every request, on the board' }));
-    tabPanel.append(h('div', { class: 'row', role: 'group', 'aria-label': 'Order' }, choice('top', 'Top'), choice('newest', 'New')), body, board, message);
-    load(body, async () => list((await call('GET', `/posts?sort=${sort}`)).items, 'No requests yet: be the first.'));
+    const board = h('p', { class: 'meta' }, h('a', { href: config.boardUrl, target: '_blank', rel: 'noopener', text: _('Every request, on the board') }));
+    tabPanel.append(h('div', { class: 'row', role: 'group', 'aria-label': _('Order') }, choice('top', _('Top')), choice('newest', _('New'))),
+      body, board, message);
+    load(body, async () => list((await call('GET', '/posts', null, { sort, lang: locale })).items, _('No requests yet: be the first.')));
   }
 
   async function readChangelog() {
@@ -369,21 +422,26 @@ article p { margin: 4px 0 0; white-space: pre-line; }
         if (token) call('POST', '/changelog/seen').catch(() => {}); // ... on their other devices too
       }
       updateBadge();
-      if (!items.length) return h('p', { class: 'empty', text: 'Nothing announced yet.' });
+      if (!items.length) return h('p', { class: 'empty', text: _('Nothing announced yet.') });
       return h('div', {}, items.map((e) => h('article', {},
         h('h3', { text: e.title }),
-        h('p', { class: 'meta' }, h('time', { datetime: e.publishedAt, text: new Date(e.publishedAt).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' }) })),
+        h('p', { class: 'meta' }, h('time', { datetime: e.publishedAt, text: day(e.publishedAt) })),
         h('p', { text: e.content }))));
     });
   }
+
+  const day = (iso) => {
+    const options = { year: 'numeric', month: 'short', day: 'numeric' };
+    try { return new Date(iso).toLocaleDateString(locale, options); } catch (e) { return new Date(iso).toLocaleDateString(undefined, options); }
+  };
 
   function updateBadge() {
     if (!badge || !entries) return;
     const seen = stored(seenKey()) || '';
     const unread = entries.filter((e) => e.publishedAt > seen).length;
     badge.hidden = unread === 0;
-    badge.textContent = unread > 9 ? '9+' : String(unread);
-    badgeText.textContent = unread ? ` (${unread} unread ${unread === 1 ? 'update' : 'updates'})` : '';
+    badge.textContent = unread > 9 ? `${number(9)}+` : number(unread);
+    badgeText.textContent = unread ? ' ' + ngettext('(%(num)s unread update)', '(%(num)s unread updates)', unread) : '';
   }
 
   // ---- opening and closing ----------------------------------------------------------------
@@ -416,6 +474,8 @@ article p { margin: 4px 0 0; white-space: pre-line; }
       entries = null;
       if (!inline) readChangelog().then(updateBadge, () => {});
       if (inline || isOpen) show(tab);
+      // The person may have chosen a language of their own (unless the page names one).
+      if (!data.lang) configure().then(() => {}, () => {});
     },
     open: (which) => open(which),
     close: () => close(),
@@ -431,11 +491,26 @@ article p { margin: 4px 0 0; white-space: pre-line; }
     for (const [method, ...args] of previous.q) if (typeof api[method] === 'function' && method !== 'version') api[method](...args);
   }
 
+  // The panel's settings and its language: the page's data-lang, else the identified person's
+  // own choice, else the browser's languages, among the workspace's (the platform chooses). The
+  // panel is built again when its language changed since.
+  async function configure() {
+    const languages = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || '']).join(',');
+    const answer = await call('GET', '/config', null, { lang: data.lang, languages });
+    const changed = !config || answer.locale !== locale;
+    config = answer;
+    locale = answer.locale || 'en';
+    dir = answer.dir === 'rtl' ? 'rtl' : 'ltr';
+    words = answer.messages || {};
+    if (!changed) return;
+    const wasOpen = isOpen;
+    build();
+    if (wasOpen) { isOpen = false; open(tab); }
+  }
+
   // Nothing is added to the page until the workspace answers: a page whose origin it does not
   // allow gets no launcher at all.
-  call('GET', '/config').then((answer) => {
-    config = answer;
-    build();
+  configure().then(() => {
     if (!inline) readChangelog().then(updateBadge, () => {}); // the launcher's unread count
     if (pending) { const which = pending; pending = null; open(which); }
   }, (e) => {
