@@ -72,7 +72,7 @@ def test_a_manager_edits_tags_fields_and_the_formula_without_javascript(site, wo
     assert settings_of(workspace)["tags"] == [{"slug": "needs_design", "name": "Design", "color": "#2563eb"}]
     twice = manager.post("/admin/triage/tags", {**form_of(r.text, base + "/tags"), "name": "Again", "slug": "needs_design",
                                                 "color": "#000000"})
-    assert twice.status_code == 400 and "there is a tag 'needs_design' already" in alert_in(twice.text, "tags")
+    assert twice.status_code == 400 and "There is a tag “needs_design” already" in alert_in(twice.text, "tags")
     assert 'value="Again"' in twice.text  # what was typed is kept
     bad = manager.post("/admin/triage/tags", {**form_of(r.text, base + "/tags"), "name": "UX", "slug": "Not A Slug",
                                               "color": "#000000"})

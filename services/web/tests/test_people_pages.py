@@ -69,7 +69,7 @@ def test_an_invitation_signs_in_once_and_an_owner_manages_the_team(site, workspa
     assert team.status_code == 200 and "first-owner@example.com" in team.text and "Send the invitation" in team.text
     invited = owner.post("/admin/team", {"csrf": csrf_of(team.text), "email": "colleague@example.com", "role": "manager"})
     assert invited.status_code == 200 and "Invitation sent to <strong>colleague@example.com</strong>" in invited.text
-    assert "colleague@example.com (manager)" in invited.text
+    assert "colleague@example.com (Manager)" in invited.text
     twice = owner.post("/admin/team", {"csrf": csrf_of(team.text), "email": "first-owner@example.com", "role": "owner"})
     assert twice.status_code == 409 and "member of this workspace already" in twice.text
     # the last owner can be neither demoted nor removed

@@ -12,33 +12,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.i18n import N_
+
 
 @dataclass(frozen=True)
 class Entry:
     """One link of the admin navigation."""
 
     path: str  # under /b/{slug}/admin
-    label: str
+    label: str  # the English words (N_), translated where the navigation is shown
     owner_only: bool = False
 
 
 # The navigation, in the order a team meets its concerns.
 NAVIGATION = [
-    Entry("", "Overview"),
-    Entry("/boards", "Boards"),
-    Entry("/statuses", "Statuses"),
-    Entry("/settings", "Settings"),
-    Entry("/authentication", "Sign-in", owner_only=True),
-    Entry("/queue", "Moderation queue"),
-    Entry("/duplicates", "Duplicates"),
-    Entry("/changelog", "Changelog"),
-    Entry("/triage", "Triage"),
-    Entry("/api-keys", "API keys"),
-    Entry("/webhooks", "Webhooks"),
-    Entry("/domain", "Custom domain"),
-    Entry("/widget", "Widget"),
-    Entry("/imports", "Import"),
-    Entry("/exports", "Export"),
-    Entry("/audit", "Audit log"),
-    Entry("/team", "Team"),
+    Entry("", N_("Overview")),
+    Entry("/boards", N_("Boards")),
+    Entry("/statuses", N_("Statuses")),
+    Entry("/settings", N_("Settings")),
+    Entry("/authentication", N_("Sign-in"), owner_only=True),
+    Entry("/queue", N_("Moderation queue")),
+    Entry("/duplicates", N_("Duplicates")),
+    Entry("/changelog", N_("Changelog")),
+    Entry("/triage", N_("Triage")),
+    Entry("/api-keys", N_("API keys")),
+    Entry("/webhooks", N_("Webhooks")),
+    Entry("/domain", N_("Custom domain")),
+    Entry("/widget", N_("Widget")),
+    Entry("/imports", N_("Import")),
+    Entry("/exports", N_("Export")),
+    Entry("/audit", N_("Audit log")),
+    Entry("/team", N_("Team")),
 ]

@@ -7,21 +7,24 @@ from __future__ import annotations
 import re
 
 from common.errors import NotFound
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
 
-# What a key may do (the workspaces service's roles), as the form offers them.
+# What a key may do (the workspaces service's roles), as the form offers them (labels translated where shown).
 ROLES = (
-    ("read", "Read: what any visitor may see"),
-    ("write", "Write: submit, vote and comment as an agent"),
-    ("manager", "Manager: everything in the workspace"),
+    ("read", N_("Read: what any visitor may see")),
+    ("write", N_("Write: submit, vote and comment as an agent")),
+    ("manager", N_("Manager: everything in the workspace")),
 )
+# A role's name in the list of keys.
+ROLE_NAMES = {"read": N_("Read"), "write": N_("Write"), "manager": N_("Manager")}
 # How long a new key lives (the API's grants last 60 s to a day; "" is a long-lived key).
-EXPIRIES = (("", "Never"), ("3600", "In 1 hour"), ("86400", "In 1 day"))
+EXPIRIES = (("", N_("Never")), ("3600", N_("In 1 hour")), ("86400", N_("In 1 day")))
 KEY_ID = re.compile(r"[0-9a-f]{16}")
-DONE = {"revoked": "The key was revoked: it stops working within seconds."}
+DONE = {"revoked": N_("The key was revoked: it stops working within seconds.")}
 
 
 class ApiKeysSection(Section):
@@ -35,8 +38,8 @@ class ApiKeysSection(Section):
         live = [k for k in keys if not k.get("revokedAt")]
         revoked = [k for k in keys if k.get("revokedAt")]
         return self.page(visitor, "api_keys.html", {
-            "keys": live, "revoked": revoked, "roles": ROLES, "expiries": EXPIRIES, "created": created,
-            "typed": typed or {}, "error": error, "done": DONE.get(params.get("done") or ""),
+            "keys": live, "revoked": revoked, "roles": ROLES, "role_names": ROLE_NAMES, "expiries": EXPIRIES, "created": created,
+            "typed": typed or {}, "error": error, "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def create(self, visitor: Visitor, form: dict):
@@ -56,7 +59,7 @@ class ApiKeysSection(Section):
     def revoke(self, visitor: Visitor, key_id: str, form: dict):
         self.checked(visitor, form)
         if not KEY_ID.fullmatch(key_id):
-            raise NotFound(f"API key '{key_id}' not found")
+            raise NotFound(_("There is no API key “%(id)s”.", id=key_id))
         try:
             self.call(visitor, "DELETE", f"/api-keys/{key_id}")
         except ApiError as ex:

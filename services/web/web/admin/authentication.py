@@ -7,20 +7,22 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
 
+# (method, label, hint), the words translated where shown.
 METHODS = (
-    ("email", "Email link", "A one-time link sent to their address."),
-    ("passkey", "Passkey", "Their device's fingerprint, face or PIN, once they have added one."),
-    ("oidc", "Your OpenID Connect provider", "Their account at the provider configured below."),
+    ("email", N_("Email link"), N_("A one-time link sent to their address.")),
+    ("passkey", N_("Passkey"), N_("Their device's fingerprint, face or PIN, once they have added one.")),
+    ("oidc", N_("Your OpenID Connect provider"), N_("Their account at the provider configured below.")),
 )
 DONE = {
-    "methods": "Sign-in methods saved.",
-    "oidc": "The OpenID Connect provider is saved.",
-    "oidc-removed": "The OpenID Connect provider is removed.",
+    "methods": N_("Sign-in methods saved."),
+    "oidc": N_("The OpenID Connect provider is saved."),
+    "oidc-removed": N_("The OpenID Connect provider is removed."),
 }
 PROVIDER_FIELDS = ("issuer", "clientId", "name", "teamEmailDomain")
 
@@ -46,12 +48,12 @@ class AuthenticationSection(Section):
             "values": values,
             "callback": f"{origin}/b/{visitor.slug}/sign-in/oidc/callback",
             "refused": refused or {},
-            "done": DONE.get(params.get("done") or ""),
+            "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def save_methods(self, visitor: Visitor, form: dict, chosen: list[str]):
         self.checked(visitor, form)
-        methods = [m for m, _, _ in METHODS if m in chosen]
+        methods = [method for method, _label, _hint in METHODS if method in chosen]
         try:
             self.call(visitor, "PATCH", "/sign-in-settings", payload={"endUserMethods": methods})
         except ApiError as ex:

@@ -6,6 +6,7 @@ helpers below."""
 
 from __future__ import annotations
 
+from common.i18n import N_, _
 from common.validation import check
 from web import shapes
 from web.admin.section import Section, SectionResource
@@ -15,15 +16,16 @@ from web.service import Visitor
 
 BOARD_ACTIONS = ("save", "up", "down", "archive", "unarchive", "delete")
 BOARD_ACTION = {"type": "object", "properties": {"action": {"enum": list(BOARD_ACTIONS)}}, "required": ["action"]}
-# What a change's notice says (``?done=<key>&name=<board or status>``).
-BOARD_DONE = {"created": "Board “{}” created.", "saved": "Board “{}” saved.", "moved": "Board “{}” moved.",
-              "archived": "Board “{}” archived: visitors no longer see it, and it takes no new posts.",
-              "unarchived": "Board “{}” is open again.", "deleted": "Board “{}” deleted."}
+# What a change's notice says (``?done=<key>&name=<board or status>``), translated where shown.
+BOARD_DONE = {"created": N_("Board “%(name)s” created."), "saved": N_("Board “%(name)s” saved."),
+              "moved": N_("Board “%(name)s” moved."),
+              "archived": N_("Board “%(name)s” archived: visitors no longer see it, and it takes no new posts."),
+              "unarchived": N_("Board “%(name)s” is open again."), "deleted": N_("Board “%(name)s” deleted.")}
 
 
 def notice(done: dict, params: dict) -> str | None:
     template = done.get(params.get("done") or "")
-    return template.format((params.get("name") or "")[:100]) if template else None
+    return _(template, name=(params.get("name") or "")[:100]) if template else None
 
 
 def slug_from(form: dict) -> str:
@@ -68,8 +70,8 @@ class BoardsSection(Section):
         typed = {"name": name, "slug": (form.get("slug") or "").strip(), "description": (form.get("description") or "").strip()}
         slug = slug_from(form)
         if not slug:
-            refusal = "Give the board a name." if not name else \
-                "Give the board a slug: its name has no letter or digit (a to z, 0 to 9) to make one from."
+            refusal = _("Give the board a name.") if not name else \
+                _("Give the board a slug: its name has no letter or digit (a to z, 0 to 9) to make one from.")
             return self.show(visitor, {}, refusal, 400, typed)
         payload = {"name": name, "slug": slug, **({"description": typed["description"]} if typed["description"] else {})}
         try:

@@ -15,6 +15,7 @@ import re
 from urllib.parse import parse_qsl
 
 from common.errors import BadRequest, NotFound
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import query
@@ -27,7 +28,13 @@ SEARCH_LIMIT = 20  # the posts a search of the picker shows
 LINKED_MAX = 100  # the posts an entry links at most (the API's)
 QUERY_MAX = 200
 # What the page says after a save (``?done=``).
-DONE = {"saved": "Draft saved.", "published": "Published: the followers of its posts are being told.", "updated": "Saved."}
+DONE = {"saved": N_("Draft saved."), "published": N_("Published: the followers of its posts are being told."),
+        "updated": N_("Saved.")}
+
+
+def done_of(params: dict) -> str:
+    """What a redirect's ``?done=`` says, in the reader's language ("" for anything else)."""
+    return _(DONE[params["done"]]) if params.get("done") in DONE else ""
 
 
 def entry_form(req) -> dict:
@@ -49,7 +56,7 @@ class ChangelogSection(Section):
         if redirect := self.allowed(visitor):
             return redirect
         entries = self.call(visitor, "GET", "/changelogs", query={"limit": LIST_LIMIT})["items"]
-        return self.page(visitor, "changelog.html", {"entries": entries, "done": DONE.get(params.get("done") or "", "")})
+        return self.page(visitor, "changelog.html", {"entries": entries, "done": done_of(params)})
 
     # -- the editor -------------------------------------------------------------------------
 
@@ -59,7 +66,7 @@ class ChangelogSection(Section):
         entry = self._entry(visitor, entry_id) if entry_id else None
         typed = {"title": entry["title"], "slug": entry["slug"], "content": entry["content"],
                  "postIds": entry["postIds"]} if entry else {"title": "", "slug": "", "content": "", "postIds": []}
-        return self._editor(visitor, entry, typed, done=DONE.get(params.get("done") or "", ""))
+        return self._editor(visitor, entry, typed, done=done_of(params))
 
     def act(self, visitor: Visitor, entry_id: str | None, form: dict):
         """A press of one of the editor's buttons (the matches of a search typed stay shown
@@ -106,7 +113,7 @@ class ChangelogSection(Section):
 
     def _entry(self, visitor: Visitor, entry_id: str) -> dict:
         if not ENTRY_ID.fullmatch(entry_id):
-            raise NotFound(f"changelog entry '{entry_id}' not found")
+            raise NotFound(_("There is no changelog entry “%(id)s”.", id=entry_id))
         return self.call(visitor, "GET", f"/changelogs/{entry_id}")
 
     def _post(self, visitor: Visitor, post_id: str) -> dict:
@@ -117,7 +124,7 @@ class ChangelogSection(Section):
         except ApiError as ex:
             if ex.status not in (400, 404):
                 raise
-            return {"id": post_id, "title": f"Post {post_id} (not found)", "status": None, "voteCount": None}
+            return {"id": post_id, "title": _("Post %(id)s (not found)", id=post_id), "status": None, "voteCount": None}
 
 
 class Changelog(SectionResource):

@@ -5,20 +5,23 @@ service's ``/domain`` routes, managers')."""
 
 from __future__ import annotations
 
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
 
-# What each status means to the team, and what to do (docs/services/domains.md, "Statuses").
+# What each status means to the team, and what to do (docs/services/domains.md, "Statuses"),
+# translated where shown.
 STATUSES = {
-    "pending": ("Waiting for DNS", "Create the records below at your DNS provider. They are checked regularly; "
-                "new records can take a while to be seen."),
-    "verified": ("Verified", "Your board is served on this domain."),
-    "broken": ("Broken", "A check no longer found the records: the domain is not served until they are back."),
-    "failed": ("Failed", "The records were not found in time, so checks have stopped. Fix the records, then re-check."),
+    "pending": (N_("Waiting for DNS"), N_("Create the records below at your DNS provider. They are checked regularly; "
+                                          "new records can take a while to be seen.")),
+    "verified": (N_("Verified"), N_("Your board is served on this domain.")),
+    "broken": (N_("Broken"), N_("A check no longer found the records: the domain is not served until they are back.")),
+    "failed": (N_("Failed"), N_("The records were not found in time, so checks have stopped. Fix the records, then re-check.")),
 }
-DONE = {"set": "The domain is saved: create its DNS records.", "checked": "Checked just now.", "removed": "The custom domain is removed."}
+DONE = {"set": N_("The domain is saved: create its DNS records."), "checked": N_("Checked just now."),
+        "removed": N_("The custom domain is removed.")}
 
 
 class DomainSection(Section):
@@ -33,7 +36,7 @@ class DomainSection(Section):
         config = self.call(visitor, "GET", "/domain")
         return self.page(visitor, "domain.html", {
             "config": config, "state": STATUSES.get(config["status"]), "typed": config["domain"] if typed is None else typed,
-            "error": error, "refused": refused, "done": DONE.get(params.get("done") or ""),
+            "error": error, "refused": refused, "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def save(self, visitor: Visitor, form: dict):

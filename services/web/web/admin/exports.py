@@ -8,38 +8,58 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
+from common import i18n
+from common.i18n import N_, _, ngettext
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
 from web.shapes import Redirect
 
-# What each status says to the team, and the badge it wears (classes the stylesheet has).
-STATES = {"queued": ("Waiting", "draft"), "running": ("Running", "draft"), "succeeded": ("Ready", "published"),
-          "failed": ("Failed", "archived")}
+# What each status says to the team (translated where shown), and the badge it wears (classes
+# the stylesheet has).
+STATES = {"queued": (N_("Waiting"), "draft"), "running": (N_("Running"), "draft"), "succeeded": (N_("Ready"), "published"),
+          "failed": (N_("Failed"), "archived")}
 # The counts a row shows, in the order a team reads its board.
-SHOWN = (("posts", "post", "posts"), ("votes", "vote", "votes"), ("comments", "comment", "comments"),
-         ("people", "person", "people"), ("boards", "board", "boards"), ("companies", "company", "companies"),
-         ("changelogs", "changelog entry", "changelog entries"))
-DONE = {"started": "The export has started: it is listed below, and ready to download once it says so."}
+SHOWN = ("posts", "votes", "comments", "people", "boards", "companies", "changelogs")
+DONE = {"started": N_("The export has started: it is listed below, and ready to download once it says so.")}
+
+
+def counted(key: str, n: int) -> str:
+    """``n`` of what an export or import counts under ``key``, in the reader's words ("3 posts");
+    a key the page does not know yet as the API names it."""
+    words = {
+        "posts": lambda: ngettext("%(num)s post", "%(num)s posts", n),
+        "votes": lambda: ngettext("%(num)s vote", "%(num)s votes", n),
+        "comments": lambda: ngettext("%(num)s comment", "%(num)s comments", n),
+        "people": lambda: ngettext("%(num)s person", "%(num)s people", n),
+        "boards": lambda: ngettext("%(num)s board", "%(num)s boards", n),
+        "statuses": lambda: ngettext("%(num)s status", "%(num)s statuses", n),
+        "tags": lambda: ngettext("%(num)s tag", "%(num)s tags", n),
+        "companies": lambda: ngettext("%(num)s company", "%(num)s companies", n),
+        "merges": lambda: ngettext("%(num)s merge", "%(num)s merges", n),
+        "changelogs": lambda: ngettext("%(num)s changelog entry", "%(num)s changelog entries", n),
+    }
+    return words[key]() if key in words else f"{i18n.number(n)} {key}"
 
 
 def size(value: int | None) -> str:
+    """A file's size as the reader's locale writes it: "512 bytes", "1.5 KB", "2,5 MB"."""
     if value is None:
         return ""
-    for unit in ("bytes", "KB", "MB"):
-        if value < 1024 or unit == "MB":
-            return f"{value} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return ""
+    if value < 1024:
+        return ngettext("%(num)s byte", "%(num)s bytes", value)
+    if value < 1024 * 1024:
+        return _("%(size)s KB", size=i18n.number(round(value / 1024, 1)))
+    return _("%(size)s MB", size=i18n.number(round(value / 1024 / 1024, 1)))
 
 
 def row(export: dict) -> dict:
     label, badge = STATES.get(export["status"], (export["status"], "draft"))
     counts = export.get("counts") or {}
-    return {**export, "label": label, "badge": badge, "size": size(export.get("sizeBytes")),
-            "held": ", ".join(f"{counts.get(k, 0)} {one if counts.get(k, 0) == 1 else many}" for k, one, many in SHOWN)
-            if export["status"] == "succeeded" else "",
+    return {**export, "label": _(label) if export["status"] in STATES else label, "badge": badge,
+            "size": size(export.get("sizeBytes")),
+            "held": ", ".join(counted(k, counts.get(k, 0)) for k in SHOWN) if export["status"] == "succeeded" else "",
             "ready": export["status"] == "succeeded"}
 
 
@@ -52,7 +72,7 @@ class ExportsSection(Section):
         exports = [row(e) for e in self.call(visitor, "GET", "/exports")["items"]]
         return self.page(visitor, "exports.html", {
             "exports": exports, "unfinished": any(e["status"] in ("queued", "running") for e in exports),
-            "error": error, "done": DONE.get(params.get("done") or ""),
+            "error": error, "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def start(self, visitor: Visitor, form: dict):

@@ -11,7 +11,8 @@ from email.policy import HTTP
 from urllib.parse import quote, urlencode
 
 from common.errors import BadRequest
-from web.admin.exports import STATES
+from common.i18n import N_, _
+from web.admin.exports import STATES, counted
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import query
@@ -20,30 +21,28 @@ from web.service import Visitor
 # The file a page takes: the import route's limit (portability.contract.IMPORT_MAX_BYTES) and
 # room for the form around it. The site's page route has it as its Route.max_body.
 IMPORT_PAGE_MAX_BYTES = 32 * 1024 * 1024 + 64 * 1024
-SHOWN = (("posts", "post", "posts"), ("votes", "vote", "votes"), ("comments", "comment", "comments"),
-         ("people", "person", "people"), ("boards", "board", "boards"), ("statuses", "status", "statuses"),
-         ("tags", "tag", "tags"), ("companies", "company", "companies"), ("merges", "merge", "merges"),
-         ("changelogs", "changelog entry", "changelog entries"))
-SOURCES = {"canny": "Canny (a JSON file, or a zip of its JSON files)",
-           "ours": "Our own export (its zip: a whole workspace, from here or another installation)",
-           "csv": "CSV, the columns of our own export", "fider": "CSV, the columns of Fider's export"}
-DONE = {"started": "The import has started: it is listed below with its progress."}
+# The counts a row shows (those above 0), in the order a team reads its board.
+SHOWN = ("posts", "votes", "comments", "people", "boards", "statuses", "tags", "companies", "merges", "changelogs")
+# The kinds of file the form offers (labels translated where shown).
+SOURCES = {"canny": N_("Canny (a JSON file, or a zip of its JSON files)"),
+           "ours": N_("Our own export (its zip: a whole workspace, from here or another installation)"),
+           "csv": N_("CSV, the columns of our own export"), "fider": N_("CSV, the columns of Fider's export")}
+DONE = {"started": N_("The import has started: it is listed below with its progress.")}
 
 
 def row(job: dict) -> dict:
     label, badge = STATES.get(job["status"], (job["status"], "draft"))
-    label = {"succeeded": "Done"}.get(job["status"], label)
+    label = _("Done") if job["status"] == "succeeded" else _(label) if job["status"] in STATES else label
     counts = job.get("counts") or {}
     return {**job, "label": label, "badge": badge,
-            "brought": ", ".join(f"{counts.get(k, 0)} {one if counts.get(k, 0) == 1 else many}" for k, one, many in SHOWN
-                                 if counts.get(k, 0)) or "nothing yet"}
+            "brought": ", ".join(counted(k, counts[k]) for k in SHOWN if counts.get(k, 0)) or _("nothing yet")}
 
 
 def multipart(content_type: str, body: bytes) -> tuple[dict, tuple[str, bytes] | None]:
     """A multipart form's text fields, and its ``file`` field as ``(filename, bytes)`` (None if
     none was chosen)."""
     if not content_type.startswith("multipart/form-data"):
-        raise BadRequest("the form is sent as multipart/form-data")
+        raise BadRequest(_("This form is sent as multipart/form-data."))
     message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
     fields, upload = {}, None
     for part in message.iter_parts():
@@ -65,7 +64,7 @@ class ImportsSection(Section):
         imports = [row(i) for i in self.call(visitor, "GET", "/imports")["items"]]
         return self.page(visitor, "imports.html", {
             "imports": imports, "unfinished": any(i["status"] in ("queued", "running") for i in imports),
-            "sources": SOURCES, "error": error, "done": DONE.get(params.get("done") or ""),
+            "sources": SOURCES, "error": error, "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def start(self, visitor: Visitor, content_type: str, body: bytes):
@@ -73,7 +72,7 @@ class ImportsSection(Section):
         self.checked(visitor, fields)
         choice = fields.get("source") if fields.get("source") in SOURCES else None
         if choice is None or upload is None:
-            return self.show(visitor, {}, "Choose the kind of file and the file to import.", 400)
+            return self.show(visitor, {}, _("Choose the kind of file and the file to import."), 400)
         filename, data = upload
         if choice == "canny":
             media = "application/zip" if filename.lower().endswith(".zip") else "application/json"
@@ -90,7 +89,7 @@ class ImportsSection(Section):
             answer = api.http.request("POST", url, body=data, headers={"Accept": "application/json", "Content-Type": media,
                                                                       **visitor.identity})
         except Exception:  # noqa: BLE001 - the API out of reach: said on the page
-            return self.show(visitor, {}, "The API cannot be reached now; try again.", 503)
+            return self.show(visitor, {}, _("The API cannot be reached now; try again."), 503)
         if answer.status != 202:
             try:
                 message = json.loads(answer.data or b"null").get("error")

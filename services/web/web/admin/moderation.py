@@ -4,6 +4,7 @@ service's, made when a post is created), each with its two posts, to merge or di
 from __future__ import annotations
 
 from common.errors import NotFound
+from common.i18n import _
 from common.validation import check
 from web import schemas
 from web.admin.section import Section, SectionResource
@@ -37,7 +38,7 @@ class DuplicatesSection(Section):
         self.checked(visitor, form)
         action = check(form, schemas.SUGGESTION)["action"]
         if not schemas.SUGGESTION_ID.fullmatch(suggestion_id):
-            raise NotFound(f"suggestion '{suggestion_id}' not found")
+            raise NotFound(_("There is no suggestion “%(id)s”.", id=suggestion_id))
         try:
             self.call(visitor, "POST", f"/suggestions/{suggestion_id}/{action}")
         except ApiError as ex:

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from web.admin.section import Section, SectionResource
+from babel.lists import format_list
+from babel.numbers import format_percent
+
+from common import i18n
+from common.i18n import _, ngettext
+from web.admin.section import Section, SectionResource, status_name
 from web.resources import query
 from web.service import Visitor
 
 PERIODS = (30, 90)  # the periods offered (?days=); anything else shows the first
-# (key in the API's series, label, one, many)
-METRICS = (("posts", "Posts", "post", "posts"), ("votes", "Votes", "vote", "votes"), ("comments", "Comments", "comment", "comments"))
+METRICS = ("posts", "votes", "comments")  # keys in the API's series, in the order the charts are drawn
 TOP = 5  # most voted posts listed
 DEFAULT_COLOR = "#4f46e5"  # a new workspace's primary colour (workspaces' default): branding not set yet
 
@@ -50,6 +54,23 @@ def activity_chart(series: list[dict], key: str) -> dict:
     return {"key": key, "bars": bars, "total": sum(counts), "max": top, "busiest": busiest if top else None}
 
 
+def metric_words(key: str, days: int, total: int) -> dict:
+    """A chart's words in the reader's language: its label, its title (the metric a day over
+    ``days``) and its total as a sentence (each a whole message, for the plural rules of each
+    language)."""
+    if key == "posts":
+        return {"label": _("Posts"),
+                "title": ngettext("Posts a day, last %(num)s day", "Posts a day, last %(num)s days", days),
+                "in_all": ngettext("%(num)s post in all.", "%(num)s posts in all.", total)}
+    if key == "votes":
+        return {"label": _("Votes"),
+                "title": ngettext("Votes a day, last %(num)s day", "Votes a day, last %(num)s days", days),
+                "in_all": ngettext("%(num)s vote in all.", "%(num)s votes in all.", total)}
+    return {"label": _("Comments"),
+            "title": ngettext("Comments a day, last %(num)s day", "Comments a day, last %(num)s days", days),
+            "in_all": ngettext("%(num)s comment in all.", "%(num)s comments in all.", total)}
+
+
 def status_breakdown(by_status: dict, statuses: list[dict]) -> dict:
     """The posts' shares by status, in the workspace's status order (unknown slugs last), as
     segments of one bar 100 units wide."""
@@ -60,11 +81,15 @@ def status_breakdown(by_status: dict, statuses: list[dict]) -> dict:
     for slug in order:
         n = by_status[slug]
         width = n / total * 100 if total else 0
-        status = known.get(slug, {"name": slug, "color": "#888888"})
-        rows.append({"slug": slug, "name": status["name"], "color": status["color"], "n": n, "x": round(x, 3),
-                     "width": round(width, 3), "percent": round(n / total * 100) if total else 0})
+        status = known.get(slug)
+        rows.append({"slug": slug, "name": status_name(status["name"]) if status else slug,
+                     "color": status["color"] if status else "#888888", "n": n, "x": round(x, 3), "width": round(width, 3),
+                     "percent": format_percent(n / total if total else 0, locale=i18n.current().babel)})
         x += width
-    return {"rows": rows, "total": total}
+    # Each status's share said as a list the reader's language writes ("Open 1 (50%) and Planned 1 (50%)").
+    shares = format_list([_("%(status)s %(count)s (%(percent)s)", status=r["name"], count=i18n.number(r["n"]), percent=r["percent"])
+                          for r in rows], locale=i18n.current().babel) if rows else ""
+    return {"rows": rows, "total": total, "shares": shares}
 
 
 class OverviewSection(Section):
@@ -79,9 +104,9 @@ class OverviewSection(Section):
         statuses = self.call(visitor, "GET", "/statuses")["items"]
         boards = self.call(visitor, "GET", "/boards")["items"]
         keys = self.call(visitor, "GET", "/api-keys")["items"]
-        names = {s["slug"]: s["name"] for s in statuses}
-        charts = [{**activity_chart(activity["series"], key), "label": label, "one": one, "many": many}
-                  for key, label, one, many in METRICS]
+        names = {s["slug"]: status_name(s["name"]) for s in statuses}
+        charts = [activity_chart(activity["series"], key) for key in METRICS]
+        charts = [{**c, **metric_words(c["key"], days, c["total"])} for c in charts]
         page = self.page(visitor, "overview.html", {
             "days": days, "periods": PERIODS, "activity": activity, "charts": charts,
             "chart_width": CHART_WIDTH, "chart_height": CHART_HEIGHT,
@@ -97,14 +122,14 @@ class OverviewSection(Section):
         """What a new workspace sets up, each done or not, with the page that does it."""
         base = f"/b/{visitor.slug}"
         return [
-            {"label": "Create a board", "done": bool(boards), "href": base + "/admin/boards",
-             "hint": "Boards gather the posts of one kind: feature requests, bugs..."},
-            {"label": "Set your branding", "done": bool(branding["workspace"].get("logo")) or branding["primaryColor"] != DEFAULT_COLOR,
-             "href": base + "/admin/settings", "hint": "A logo and your colour, so customers know where they are."},
-            {"label": "Write the first post", "done": stats["postsCounted"] > 0, "href": base + "/new" if boards else base,
-             "hint": "A first idea shows customers what to write."},
-            {"label": "Create an API key", "done": any(k.get("revokedAt") is None for k in keys), "href": base + "/admin/api-keys",
-             "hint": "To send feedback from your product, support desk or scripts."},
+            {"label": _("Create a board"), "done": bool(boards), "href": base + "/admin/boards",
+             "hint": _("Boards gather the posts of one kind: feature requests, bugs...")},
+            {"label": _("Set your branding"), "done": bool(branding["workspace"].get("logo")) or branding["primaryColor"] != DEFAULT_COLOR,
+             "href": base + "/admin/settings", "hint": _("A logo and your colour, so customers know where they are.")},
+            {"label": _("Write the first post"), "done": stats["postsCounted"] > 0, "href": base + "/new" if boards else base,
+             "hint": _("A first idea shows customers what to write.")},
+            {"label": _("Create an API key"), "done": any(k.get("revokedAt") is None for k in keys), "href": base + "/admin/api-keys",
+             "hint": _("To send feedback from your product, support desk or scripts.")},
         ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from common.errors import BadRequest
+from common.i18n import N_, _
 from web import shapes
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
@@ -14,7 +15,7 @@ from web.resources import form, query
 from web.service import Visitor
 from web.shapes import Redirect
 
-THEMES = ("light", "dark", "system")
+THEMES = {"light": N_("Light"), "dark": N_("Dark"), "system": N_("As the visitor's system")}  # labels translated where shown
 # The statuses a workspace starts with are the full pipeline; the simple preset removes those it
 # does without (a new workspace has no post in any of them, so each goes).
 PRESETS = {"full": (), "simple": ("under-review", "in-progress", "closed")}
@@ -45,17 +46,17 @@ class SetupSection(Section):
         values = {k: (form.get(k) or "").strip() for k in ("name", "primaryColor", "theme", "board", "boardSlug", "statuses")}
         values["statuses"] = values["statuses"] or "full"
         if values["theme"] not in THEMES:
-            raise BadRequest(f"theme must be one of {', '.join(THEMES)}")
+            raise BadRequest(_("The theme must be one of %(choices)s.", choices=", ".join(THEMES)))
         if values["statuses"] not in PRESETS:
-            raise BadRequest(f"statuses must be one of {', '.join(PRESETS)}")
+            raise BadRequest(_("The statuses must be one of %(choices)s.", choices=", ".join(PRESETS)))
         if not shapes.HEX_COLOR.fullmatch(values["primaryColor"]):
-            return self.show(visitor, {}, values, "Choose a colour as #rrggbb.", "primaryColor", 400)
+            return self.show(visitor, {}, values, _("Choose a colour as #rrggbb."), "primaryColor", 400)
         slug = values["boardSlug"] or shapes.slug_of(values["board"])
         if not values["board"]:
-            return self.show(visitor, {}, values, "Give your first board a name.", "board", 400)
+            return self.show(visitor, {}, values, _("Give your first board a name."), "board", 400)
         if not slug:
-            return self.show(visitor, {}, values, "Give the board an address: its name has no letter or digit "
-                                                  "(a to z, 0 to 9) to make one from.", "boardSlug", 400)
+            return self.show(visitor, {}, values, _("Give the board an address: its name has no letter or digit "
+                                                    "(a to z, 0 to 9) to make one from."), "boardSlug", 400)
         steps = (("PATCH", "", {"name": values["name"]}),
                  ("PATCH", "/settings", {"primaryColor": values["primaryColor"], "theme": values["theme"]}),
                  *(("DELETE", f"/statuses/{status}", None) for status in self._present(visitor, PRESETS[values["statuses"]])),

@@ -5,6 +5,7 @@ change is one call of the workspaces API."""
 
 from __future__ import annotations
 
+from common.i18n import N_, _
 from common.validation import check
 from web.admin.boards import notice, position_after, slug_from
 from web.admin.section import Section, SectionResource
@@ -14,8 +15,8 @@ from web.service import Visitor
 
 STATUS_ACTIONS = ("save", "up", "down", "delete")
 STATUS_ACTION = {"type": "object", "properties": {"action": {"enum": list(STATUS_ACTIONS)}}, "required": ["action"]}
-STATUS_DONE = {"created": "Status “{}” added.", "saved": "Status “{}” saved.", "moved": "Status “{}” moved.",
-               "deleted": "Status “{}” deleted."}
+STATUS_DONE = {"created": N_("Status “%(name)s” added."), "saved": N_("Status “%(name)s” saved."),
+               "moved": N_("Status “%(name)s” moved."), "deleted": N_("Status “%(name)s” deleted.")}
 DEFAULT_COLOR = "#64748b"
 
 
@@ -41,8 +42,8 @@ class StatusesSection(Section):
                  "roadmap": "roadmap" in form, "closed": "closed" in form}
         slug = slug_from(form)
         if not slug:
-            refusal = "Give the status a name." if not name else \
-                "Give the status a slug: its name has no letter or digit (a to z, 0 to 9) to make one from."
+            refusal = _("Give the status a name.") if not name else \
+                _("Give the status a slug: its name has no letter or digit (a to z, 0 to 9) to make one from.")
             return self.show(visitor, {}, refusal, 400, typed)
         payload = {"name": name, "slug": slug, "color": typed["color"], "roadmap": typed["roadmap"], "closed": typed["closed"]}
         try:

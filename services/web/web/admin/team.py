@@ -3,12 +3,17 @@ change roles, remove members and invite; managers see who is on the team)."""
 
 from __future__ import annotations
 
+from common.i18n import N_
 from common.validation import check
 from web import schemas
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
+
+
+# A team role's name as the page says it (translated where shown).
+ROLE_NAMES = {"owner": N_("Owner"), "manager": N_("Manager")}
 
 
 class TeamSection(Section):
@@ -19,7 +24,7 @@ class TeamSection(Section):
             return redirect
         members = self.call(visitor, "GET", "/members")["items"]
         invitations = self.call(visitor, "GET", "/invitations")["items"]
-        return self.page(visitor, "team.html", {"members": members, "invitations": invitations, "roles": schemas.ROLES,
+        return self.page(visitor, "team.html", {"members": members, "invitations": invitations, "roles": schemas.ROLES, "role_names": ROLE_NAMES,
                                                 "error": error, "invited": params.get("invited") or ""}, status)
 
     def invite(self, visitor: Visitor, form: dict):

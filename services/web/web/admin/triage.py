@@ -14,14 +14,16 @@ from __future__ import annotations
 import re
 
 from common.errors import BadRequest, NotFound
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
 from web.service import Visitor
 
-# The field types the posts service offers, in the order the form lists them, with their labels.
-FIELD_TYPES = {"number": "Number", "checkbox": "Checkbox", "select": "Select (one option)",
-               "multiselect": "Multi-select (several options)", "text": "Text", "date": "Date"}
+# The field types the posts service offers, in the order the form lists them, with their labels
+# (translated where shown).
+FIELD_TYPES = {"number": N_("Number"), "checkbox": N_("Checkbox"), "select": N_("Select (one option)"),
+               "multiselect": N_("Multi-select (several options)"), "text": N_("Text"), "date": N_("Date")}
 SCORED_TYPES = ("number", "checkbox")  # the types a formula may name
 # A tag's slug or a field's key in a form's address (the API's pattern; another is not sent).
 KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -41,14 +43,15 @@ def key_of(name: str) -> str:
     return key[:40].rstrip("_")
 
 
-def _number(text: str, what: str):
+def _number(text: str, refusal: str):
+    """``text`` as a number (None when empty); else BadRequest with ``refusal``."""
     text = (text or "").strip()
     if not text:
         return None
     try:
         value = float(text)
     except ValueError:
-        raise BadRequest(f"{what} must be a number") from None
+        raise BadRequest(refusal) from None
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
@@ -71,7 +74,7 @@ class TriageSection(Section):
         return self.page(visitor, "triage.html", {
             "settings": settings, "errors": errors or {}, "typed": typed, "formula": formula, "names": names,
             "preview": preview, "types": FIELD_TYPES, "default_color": DEFAULT_COLOR,
-            "done": DONE.get(done, "")}, status)
+            "done": _(DONE[done]) if done in DONE else ""}, status)
 
     # -- saving ---------------------------------------------------------------------------
 
@@ -90,8 +93,8 @@ class TriageSection(Section):
         try:
             self._save(visitor, form, change)
         except Stale:
-            return self.show(visitor, {}, {section: "The settings were changed meanwhile (by a colleague?): "
-                                                    "here they are as they are now; make your change again."}, typed, status=409)
+            return self.show(visitor, {}, {section: _("The settings were changed meanwhile (by a colleague?): "
+                                                      "here they are as they are now; make your change again.")}, typed, status=409)
         except BadRequest as ex:
             return self.show(visitor, {}, {section: ex.message}, typed, status=400)
         except ApiError as ex:
@@ -108,18 +111,18 @@ class TriageSection(Section):
 
         def change(body):
             if not name:
-                raise BadRequest("a tag needs a name")
+                raise BadRequest(_("A tag needs a name."))
             if not COLOR.fullmatch(color):
-                raise BadRequest("a tag's colour is #rrggbb")
+                raise BadRequest(_("A tag's colour is #rrggbb."))
             if any(t["slug"] == slug for t in body["tags"]):
-                raise BadRequest(f"there is a tag '{slug}' already: choose another slug")
+                raise BadRequest(_("There is a tag “%(slug)s” already: choose another slug.", slug=slug))
             body["tags"].append({"slug": slug, "name": name, "color": color.lower()})
 
         return self._answer(visitor, form, "tags", change, "tag-added", typed)
 
     def tag(self, visitor: Visitor, tag_slug: str, form: dict):
         if not KEY.fullmatch(tag_slug):
-            raise NotFound(f"tag '{tag_slug}' not found")
+            raise NotFound(_("There is no tag “%(slug)s”.", slug=tag_slug))
         action = form.get("action")
         if action not in ("save", "remove"):
             raise BadRequest("field 'action' must be save or remove")
@@ -127,15 +130,15 @@ class TriageSection(Section):
         def change(body):
             tag = next((t for t in body["tags"] if t["slug"] == tag_slug), None)
             if tag is None:
-                raise BadRequest(f"there is no tag '{tag_slug}' (any more)")
+                raise BadRequest(_("There is no tag “%(slug)s” (any more).", slug=tag_slug))
             if action == "remove":
                 body["tags"].remove(tag)
                 return
             name, color = (form.get("name") or "").strip(), form.get("color") or ""
             if not name:
-                raise BadRequest("a tag needs a name")
+                raise BadRequest(_("A tag needs a name."))
             if not COLOR.fullmatch(color):
-                raise BadRequest("a tag's colour is #rrggbb")
+                raise BadRequest(_("A tag's colour is #rrggbb."))
             tag.update(name=name, color=color.lower())
 
         return self._answer(visitor, form, "tags", change, "tag-removed" if action == "remove" else "tag-saved")
@@ -148,31 +151,32 @@ class TriageSection(Section):
 
         def change(body):
             if kind not in FIELD_TYPES:
-                raise BadRequest("choose the field's type")
+                raise BadRequest(_("Choose the field's type."))
             field = {"key": key, "name": name, "type": kind, "public": form.get("public") == "on"}
             if kind in ("select", "multiselect"):
                 options = [o.strip() for o in re.split(r"[\n,]", form.get("options") or "") if o.strip()]
                 field["options"] = list(dict.fromkeys(options))
             if kind == "number":
+                refusals = {"min": _("The field's minimum must be a number."), "max": _("The field's maximum must be a number.")}
                 for bound in ("min", "max"):
-                    value = _number(form.get(bound), f"the field's {bound}imum")
+                    value = _number(form.get(bound), refusals[bound])
                     if value is not None:
                         field[bound] = value
             if any(f["key"] == key for f in body["fields"]):
-                raise BadRequest(f"there is a field '{key}' already: choose another key")
+                raise BadRequest(_("There is a field “%(key)s” already: choose another key.", key=key))
             body["fields"].append(field)
 
         return self._answer(visitor, form, "fields", change, "field-added", typed)
 
     def remove_field(self, visitor: Visitor, field_key: str, form: dict):
         if not KEY.fullmatch(field_key):
-            raise NotFound(f"field '{field_key}' not found")
+            raise NotFound(_("There is no field “%(key)s”.", key=field_key))
 
         def change(body):
             before = len(body["fields"])
             body["fields"] = [f for f in body["fields"] if f["key"] != field_key]
             if len(body["fields"]) == before:
-                raise BadRequest(f"there is no field '{field_key}' (any more)")
+                raise BadRequest(_("There is no field “%(key)s” (any more).", key=field_key))
 
         return self._answer(visitor, form, "fields", change, "field-removed")
 
@@ -196,9 +200,9 @@ class TriageSection(Section):
         return self.show(visitor, {}, None, typed, preview)
 
 
-DONE = {"tag-added": "Tag added.", "tag-saved": "Tag saved.", "tag-removed": "Tag removed.",
-        "field-added": "Field added.", "field-removed": "Field removed: posts no longer carry its values.",
-        "formula-saved": "Score formula saved: every post is being rescored."}
+DONE = {"tag-added": N_("Tag added."), "tag-saved": N_("Tag saved."), "tag-removed": N_("Tag removed."),
+        "field-added": N_("Field added."), "field-removed": N_("Field removed: posts no longer carry its values."),
+        "formula-saved": N_("Score formula saved: every post is being rescored.")}
 
 
 class TriageSettings(SectionResource):

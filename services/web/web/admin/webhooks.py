@@ -11,6 +11,7 @@ import re
 from urllib.parse import parse_qsl
 
 from common.errors import NotFound
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, query
@@ -18,20 +19,33 @@ from web.service import Visitor
 
 ID = re.compile(r"[0-9a-f]{24}")
 DELIVERIES = 20  # the deliveries an endpoint's page shows, newest first
+# The page's words, in English (N_): translated where shown.
 DONE = {
-    "deleted": "The webhook was deleted, with its delivery log.",
-    "test": "A test event is on its way: its delivery is listed below (reload to see its outcome).",
-    "disabled": "The webhook is disabled: it gets no new deliveries.",
-    "enabled": "The webhook is enabled again.",
-    "resent": "The delivery is queued again.",
+    "deleted": N_("The webhook was deleted, with its delivery log."),
+    "test": N_("A test event is on its way: its delivery is listed below (reload to see its outcome)."),
+    "disabled": N_("The webhook is disabled: it gets no new deliveries."),
+    "enabled": N_("The webhook is enabled again."),
+    "resent": N_("The delivery is queued again."),
 }
-REASONS = {"manual": "disabled by the team", "gone": "the endpoint answered 410 Gone",
-           "failing": "every attempt failed for days"}
+REASONS = {"manual": N_("disabled by the team"), "gone": N_("the endpoint answered 410 Gone"),
+           "failing": N_("every attempt failed for days")}
+# A delivery's state (the webhooks service's), as its badge says it.
+DELIVERY_STATES = {"pending": N_("Pending"), "succeeded": N_("Succeeded"), "failed": N_("Failed")}
+# What the event types of a group (the catalog's ``<group>.<event>``) are about; another group
+# is shown as the catalog names it.
+EVENT_GROUPS = {
+    "api_key": N_("API keys"), "changelog": N_("Changelog"), "comment": N_("Comments"), "company": N_("Companies"),
+    "domain": N_("Custom domain"), "export": N_("Exports"), "import": N_("Imports"), "member": N_("Team members"),
+    "membership": N_("Memberships"), "person": N_("People"), "post": N_("Posts"), "triage": N_("Triage"),
+    "user": N_("Users"), "vote": N_("Votes"), "webhook": N_("Webhooks"), "workspace": N_("Workspace"),
+}
 
 
 def checked_id(value: str, what: str) -> str:
+    """``value`` when it is an id as the API makes them; else the page is not found."""
     if not ID.fullmatch(value):
-        raise NotFound(f"{what} '{value}' not found")
+        raise NotFound(_("There is no webhook “%(id)s”.", id=value) if what == "webhook"
+                       else _("There is no delivery “%(id)s”.", id=value))
     return value
 
 
@@ -52,8 +66,9 @@ class WebhooksSection(Section):
         for t in self.call(visitor, "GET", "/webhooks/event-types")["items"]:
             groups.setdefault(t["type"].split(".", 1)[0], []).append(t["type"])
         return self.page(visitor, "webhooks.html", {
-            "hooks": hooks, "groups": groups, "reasons": REASONS, "typed": typed or {"url": "", "events": []},
-            "error": error, "done": DONE.get(params.get("done") or ""),
+            "hooks": hooks, "groups": groups, "group_names": EVENT_GROUPS, "reasons": REASONS,
+            "typed": typed or {"url": "", "events": []}, "error": error,
+            "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def create(self, visitor: Visitor, form: dict, events: list[str]):
@@ -75,7 +90,8 @@ class WebhooksSection(Section):
         deliveries = self.call(visitor, "GET", f"/webhooks/{hook_id}/deliveries", query={"limit": DELIVERIES})["items"]
         return self.page(visitor, "webhook.html", {
             "hook": hook, "deliveries": deliveries, "secret": secret, "fresh": fresh, "reasons": REASONS,
-            "error": error, "done": DONE.get(params.get("done") or ""),
+            "states": DELIVERY_STATES, "error": error,
+            "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def _act(self, visitor: Visitor, hook_id: str, form: dict, method: str, suffix: str, done: str, payload=None):

@@ -4,13 +4,14 @@ this page as the preview (the platform's own origin is always allowed; docs/widg
 
 from __future__ import annotations
 
+from common.i18n import N_, _
 from web.admin.section import Section, SectionResource
 from web.api import ApiError
 from web.resources import form, origin, query
 from web.service import Visitor
 
-POSITIONS = (("bottom-right", "Bottom right"), ("bottom-left", "Bottom left"))
-DONE = {"saved": "Widget settings saved: the widget on your pages follows them within seconds."}
+POSITIONS = (("bottom-right", N_("Bottom right")), ("bottom-left", N_("Bottom left")))  # translated where shown
+DONE = {"saved": N_("Widget settings saved: the widget on your pages follows them within seconds.")}
 
 
 def origins_typed(text: str) -> list[str]:
@@ -36,7 +37,8 @@ class WidgetSection(Section):
                   "label": settings.get("widgetLabel"), **(typed or {})}
         return self.page(visitor, "widget.html", {
             "values": values, "positions": POSITIONS, "platform": platform, "refused": refused,
-            "has_sso_secret": settings.get("ssoSecret") is not None, "done": DONE.get(params.get("done") or ""),
+            "has_sso_secret": settings.get("ssoSecret") is not None,
+            "done": _(DONE[params["done"]]) if params.get("done") in DONE else None,
         }, status)
 
     def save(self, visitor: Visitor, form: dict, platform: str):
