@@ -100,6 +100,11 @@ def _translations(tag: str) -> _gettext.NullTranslations:
     source = CATALOGS / babel_id(tag) / "LC_MESSAGES" / f"{DOMAIN}.po"
     with source.open("rb") as f:
         catalog = read_po(f, locale=babel_id(tag), domain=DOMAIN)
+    for message in list(catalog):
+        # A plural with a form not yet translated would compile to English forms in the wrong
+        # places ("1 updates"): left out whole, it shows in English, right.
+        if message.id and isinstance(message.string, tuple) and not all(message.string):
+            catalog.delete(message.id, message.context)
     compiled = io.BytesIO()
     write_mo(compiled, catalog)  # fuzzy (unreviewed) entries are left out: English shows instead
     compiled.seek(0)
@@ -302,6 +307,9 @@ def install(env) -> None:
         npgettext=lambda context, singular, plural, n: current().translations.npgettext(context, singular, plural, n),
         newstyle=True,
     )
+    # A word that may be the team's own (a status's name): translated when it is one of the
+    # catalog's (the defaults), and escaped as any value, unlike ``_()``, whose message is trusted markup.
+    env.filters["translated"] = lambda text: current().translations.gettext(str(text)) if text else ""
     env.globals["current_language"] = current
     env.globals["LOCALES"] = LOCALES
     env.filters["number"] = lambda n: number(n) if isinstance(n, (int, float)) else n

@@ -1,5 +1,6 @@
 """User content as HTML: markdown rendered, then sanitised (no page server needed)."""
 
+from common import i18n
 from web.render import environment, markdown
 
 
@@ -26,3 +27,12 @@ def test_images_only_from_absolute_https_urls():
     assert kept == "<p>a cat &lt;b&gt; and text</p>\n"
     html = str(markdown('![logo](https://cdn.example/logo.png "Logo")'))
     assert '<img src="https://cdn.example/logo.png" alt="logo" title="Logo">' in html
+
+
+def test_a_teams_status_name_is_escaped_and_a_default_one_translated():
+    env = environment()
+    macros = env.get_template("macros.html").module
+    hostile = str(macros.status_name('<img src=x onerror=alert(1)> 100%'))
+    assert hostile == "&lt;img src=x onerror=alert(1)&gt; 100%"
+    with i18n.using("de"):
+        assert str(macros.status_name("Planned")) == i18n.gettext("Planned") != "<"
