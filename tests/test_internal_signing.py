@@ -70,7 +70,7 @@ def test_a_replayed_signed_request_is_refused(stack, workspaces):
     status, first = workspaces.send("GET", path, headers)
     assert status == ACCEPTED, first
     status, again = workspaces.send("GET", path, headers)
-    assert (status, again) == (401, {"error": THROUGH_THE_GATEWAY})
+    assert (status, again) == (401, {"error": THROUGH_THE_GATEWAY, "code": "unauthorized"})
     fresh = auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, auth.Caller())
     assert workspaces.send("GET", path, fresh)[0] == ACCEPTED  # a new signature is a new request
 
@@ -85,9 +85,9 @@ def test_a_request_with_none_of_the_covered_headers_passes(stack, workspaces):
 def test_adding_or_changing_a_covered_header_is_refused(stack, workspaces, name):
     path = PATH
     signed_bare = auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, auth.Caller())
-    assert workspaces.send("GET", path, {**signed_bare, name: "added"}) == (401, {"error": THROUGH_THE_GATEWAY})
+    assert workspaces.send("GET", path, {**signed_bare, name: "added"}) == (401, {"error": THROUGH_THE_GATEWAY, "code": "unauthorized"})
     signed = auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, auth.Caller(), headers={name: "signed"})
-    assert workspaces.send("GET", path, {**signed, name: "changed"}) == (401, {"error": THROUGH_THE_GATEWAY})
+    assert workspaces.send("GET", path, {**signed, name: "changed"}) == (401, {"error": THROUGH_THE_GATEWAY, "code": "unauthorized"})
     signed = auth.signed_headers(stack.internal_secret, "workspaces", "GET", path, "", None, auth.Caller(), headers={name: "signed"})
     assert workspaces.send("GET", path, {**signed, name: "signed"})[0] == ACCEPTED, "the header it was signed with"
 
@@ -110,10 +110,10 @@ def test_the_mcp_servers_own_check_refuses_replays_and_changed_headers(stack, mc
     # Signed without a key: the signature passes, then the missing key is refused.
     status, first = mcp.send("POST", "/mcp", {**base, **signed}, body)
     assert status == 401 and first["error"] != THROUGH_THE_GATEWAY, first
-    assert mcp.send("POST", "/mcp", {**base, **signed}, body) == (401, {"error": THROUGH_THE_GATEWAY})
+    assert mcp.send("POST", "/mcp", {**base, **signed}, body) == (401, {"error": THROUGH_THE_GATEWAY, "code": "unauthorized"})
     for name in COVERED:
         signed = auth.signed_headers(stack.internal_secret, "mcp", "POST", "/mcp", "", body, auth.Caller())
-        assert mcp.send("POST", "/mcp", {**base, **signed, name: "Bearer added"}, body) == (401, {"error": THROUGH_THE_GATEWAY}), name
+        assert mcp.send("POST", "/mcp", {**base, **signed, name: "Bearer added"}, body) == (401, {"error": THROUGH_THE_GATEWAY, "code": "unauthorized"}), name
 
 
 # -- the MCP server hands its client's address on ---------------------------------------------------
