@@ -100,3 +100,17 @@ def html_of(message: EmailMessage) -> str:
 
 def _addressed_to(message: EmailMessage, to: str) -> bool:
     return to.lower() in {address.lower() for _, address in getaddresses(message.get_all("To", []))}
+
+
+def unmarked(message, kept=()) -> list[str]:
+    """The English words of ``message`` (its subject, text and what its HTML shows) outside the
+    pseudo-locale's ⟦⟧ (docs/languages.md): words the catalogs never saw. ``kept``: user
+    content, shown as written; links and addresses are left aside."""
+    shown = re.sub(r"<style.*?</style>|<[^>]*>", " ", message.html, flags=re.S)
+    words = []
+    for text in (message.subject, message.text, shown):
+        text = re.sub(r"⟦.*?⟧|https?://\S+|[\w.+-]+@[\w.-]+|&#?\w+;", " ", text, flags=re.S)
+        for name in kept:
+            text = text.replace(name, " ")
+        words += re.findall(r"[A-Za-z]{2,}", text)
+    return words

@@ -5,7 +5,6 @@ pseudo-locale, no word left out of the catalogs); then end to end, through a rea
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from notifications.directory import Board
 from notifications.subscriptions import ChangelogLetters
 from notifications.tokens import SubscriptionTokens, UnsubscribeTokens
 from testkit.api import assert_error, create_workspace, wait_for
-from testkit.mail import html_of, link_in, messages
+from testkit.mail import html_of, unmarked, link_in, messages
 
 from services.web.tests.helpers import Visitor, form_csrf
 
@@ -54,19 +53,6 @@ def samples(addresser: mail.Addresser, letters: ChangelogLetters, locale: str) -
         "changelog_entry": [letters.entry(BOARD, ENTRY, [POST], "ann@example.com", locale),
                             letters.entry(BOARD, ENTRY, [], "ann@example.com", locale)],
     }
-
-
-def unmarked(message, kept: tuple[str, ...]) -> list[str]:
-    """The English words of ``message`` (subject, text and what its HTML shows) outside the
-    pseudo-locale's ⟦⟧: words the catalogs never saw. ``kept``: user content, shown as written."""
-    shown = re.sub(r"<style.*?</style>|<[^>]*>", " ", message.html, flags=re.S)
-    words = []
-    for text in (message.subject, message.text, shown):
-        text = re.sub(r"⟦.*?⟧|https?://\S+|[\w.+-]+@[\w.-]+|&#?\w+;", " ", text, flags=re.S)
-        for name in kept:
-            text = text.replace(name, " ")
-        words += re.findall(r"[A-Za-z]{2,}", text)
-    return words
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from common import i18n
 from people import mail
 from people.mail import PeopleMail
 from testkit.api import assert_error, create_workspace
-from testkit.mail import html_of, wait_for_mail
+from testkit.mail import html_of, unmarked, wait_for_mail
 
 from services.web.tests.helpers import Visitor, form_csrf
 
@@ -47,18 +47,6 @@ def written(locale: str) -> dict[str, list]:
     return {"sign_in": sign_in, "invitation": queue.queued[len(sign_in):]}
 
 
-def unmarked(message) -> list[str]:
-    """English words of ``message`` outside the pseudo-locale's ⟦⟧ (user content aside)."""
-    shown = re.sub(r"<[^>]*>", " ", message.html)
-    words = []
-    for text in (message.subject, message.text, shown):
-        text = re.sub(r"⟦.*?⟧|https?://\S+|[\w.+-]+@[\w.-]+|&#?\w+;", " ", text, flags=re.S)
-        for name in USER_CONTENT:
-            text = text.replace(name, " ")
-        words += re.findall(r"[A-Za-z]{2,}", text)
-    return words
-
-
 @pytest.mark.parametrize("locale", [*i18n.LOCALES, i18n.PSEUDO])
 def test_every_kind_of_mail_is_written_in_every_language(locale):
     kinds = written(locale)
@@ -69,7 +57,7 @@ def test_every_kind_of_mail_is_written_in_every_language(locale):
             assert message.headers["Content-Language"] == locale, kind
             assert f'<html lang="{locale}" dir="{direction}">' in message.html, kind
             if locale == i18n.PSEUDO:
-                assert unmarked(message) == [], (kind, message.subject, message.text)
+                assert unmarked(message, USER_CONTENT) == [], (kind, message.subject, message.text)
 
 
 def test_the_language_is_the_first_the_workspace_enabled_else_its_default():
