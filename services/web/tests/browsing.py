@@ -60,6 +60,15 @@ def screenshots() -> Path:
     return shots
 
 
+def docs_screenshots() -> Path:
+    """Where a screenshot the docs show goes: docs/screenshots when the run is asked to refresh
+    them (``FEEDBACK_DOCS_SCREENSHOTS=1``), else the run's screenshot folder, so a test run
+    leaves the checkout as it was."""
+    if os.environ.get("FEEDBACK_DOCS_SCREENSHOTS") == "1":
+        return ROOT / "docs" / "screenshots"
+    return screenshots()
+
+
 def page_problems(pg, name: str) -> list:
     """axe-core's serious and critical violations on the page as it is now, and a page wider
     than the viewport (horizontal scrolling), each as ``(name, what)``."""

@@ -13,10 +13,9 @@ from testkit.api import create_workspace
 
 from common.i18n import LOCALES
 
-from .browsing import DESKTOP, PHONE, ROOT, page_problems, sign_in_as_team, too_wide, untranslated
+from .browsing import DESKTOP, PHONE, docs_screenshots, page_problems, sign_in_as_team, too_wide, untranslated
 from .helpers import create_post
 
-SHOTS = ROOT / "docs" / "screenshots"
 EMAIL = "languages-owner@example.com"
 # The test's own content (user content stays as written), the languages' own names, and what is
 # code or an example address rather than words (placeholders, the widget's snippet).
@@ -184,6 +183,6 @@ def shoot(pg, name: str) -> None:
     board's language screenshots are saved)."""
     from PIL import Image
 
-    target = SHOTS / name
+    target = docs_screenshots() / name
     pg.screenshot(path=str(target))
     Image.open(target).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(target, optimize=True)

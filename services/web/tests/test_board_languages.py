@@ -20,10 +20,9 @@ from testkit.api import create_workspace
 from common import i18n
 from common.i18n import LOCALES
 
-from .browsing import DESKTOP, PHONE, ROOT, page_problems, too_wide, untranslated
+from .browsing import DESKTOP, PHONE, docs_screenshots, page_problems, too_wide, untranslated
 from .helpers import Visitor, create_post, form_csrf, invite, team_member
 
-SHOTS = ROOT / "docs" / "screenshots"
 # The test's own content (user content stays as written, in any language) and the languages'
 # own names in the footer's choice (each in its own words, whatever the page's language).
 TITLES = ("الوضع الداكن للتطبيق", "تصدير التقارير إلى جدول بيانات", "Offline mode for the mobile app")
@@ -158,7 +157,7 @@ def shoot(pg, name: str) -> None:
     bench/screenshots.py saves the others)."""
     from PIL import Image
 
-    target = SHOTS / name
+    target = docs_screenshots() / name
     pg.screenshot(path=str(target))
     Image.open(target).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(target, optimize=True)
 

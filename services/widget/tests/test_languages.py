@@ -20,13 +20,12 @@ from testkit.http import Server
 from widget import words
 
 from services.people.tests.helpers import sign_in_by_mail
-from services.web.tests.browsing import PHONE, page_problems, screenshots
+from services.web.tests.browsing import PHONE, docs_screenshots, page_problems, screenshots
 
 ENABLED = ["en", "de", "ja", "ar", "fr"]
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme app</title></head>
 <body><main><h1>Acme app</h1></main>{snippet}</body></html>"""
 SNIPPET = '<script src="{platform}/widget/v1.js" data-workspace="{slug}" {extra} async></script>'
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 # What the test made (user content: shown as written in every language).
 USER_CONTENT = ("Acme", "Feature requests", "Bugs", "Offline mode", "Dark mode", "Spring release", "Everything is faster.")
 http = urllib3.PoolManager(retries=False, timeout=10)
@@ -147,8 +146,7 @@ def test_arabic_mirrors_the_panel_and_arabic_and_japanese_are_axe_clean(setup, p
             assert first > last
             vote, link = (shadow(page, f"root.querySelector('li {css}').getBoundingClientRect().x") for css in (".vote", "a"))
             assert vote > link
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=SHOTS / "widget-ar.png")
+            page.screenshot(path=docs_screenshots() / "widget-ar.png")
     assert problems == []
 
 
