@@ -191,6 +191,9 @@ class Settings:
     log_level: str = from_env("LOG_LEVEL", "INFO")
     web_concurrency: int = from_env("WEB_CONCURRENCY", 2, int)
     web_threads: int = from_env("WEB_THREADS", 8, int)
+    # How long a stopping server lets requests in flight finish (gunicorn's graceful timeout). An
+    # idle keep-alive connection holds an ASGI worker this long too: the local platform stops in 2.
+    graceful_seconds: int = from_env("GRACEFUL_SECONDS", 10, positive(int))
     # Development only (the local launcher and the tests set it): built-in and short secrets are allowed.
     dev_mode: bool = from_env("FEEDBACK_DEV", False, as_bool)
     # How long a POST's Idempotency-Key is remembered with its answer.

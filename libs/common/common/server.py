@@ -62,7 +62,7 @@ class GunicornServer(BaseApplication):
             "threads": settings.web_threads if worker_class == WSGI_WORKER else 1,
             "worker_class": worker_class,
             "timeout": 60,
-            "graceful_timeout": 10,
+            "graceful_timeout": settings.graceful_seconds,
             "keepalive": 75,  # the gateway keeps pooled connections to services open
             # gunicorn's largest request line; the gateway answers a JSON 414 well below it
             "limit_request_line": 8190,

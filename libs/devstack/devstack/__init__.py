@@ -315,6 +315,8 @@ class LocalStack:
             **({"SMTP_URL": self.mail_server.url} if self.mail_server else {}),
             "PYTHONUNBUFFERED": "1",
             "FEEDBACK_DEV": "1",  # a development platform: built-in and short secrets would be allowed
+            # Stopped at once (Ctrl-C, a test's own platform): nothing in flight is worth waiting for.
+            "GRACEFUL_SECONDS": os.environ.get("GRACEFUL_SECONDS", "2"),
             **{f"SERVICE_URL_{n.upper()}": self.service_url(n) for n in self.service_ports},
             **self.extra_env,
         }
