@@ -140,7 +140,21 @@ def untranslated(pg, allowed=()) -> list[str]:
     return left
 
 
+_CUT = """() => {
+  let cut = 0;
+  for (const el of document.body.querySelectorAll('*')) {
+    const style = getComputedStyle(el);
+    const hides = ['hidden', 'clip'].includes(style.overflowX) || style.textOverflow === 'ellipsis';
+    // A visually hidden text for screen readers (1 px, clipped on purpose) is not cut.
+    if (!hides || el.clientWidth <= 1 || !el.textContent.trim()) continue;
+    cut = Math.max(cut, el.scrollWidth - el.clientWidth);
+  }
+  return cut;
+}"""
+
+
 def too_wide(pg) -> int:
-    """How many pixels the page is wider than its window (0: no horizontal scrolling)."""
+    """How many pixels of the page do not show: the page wider than its window (horizontal
+    scrolling), or a text wider than a box that hides what overflows it (cut off); 0: all shows."""
     wide, viewport = pg.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    return max(0, wide - viewport)
+    return max(0, wide - viewport, pg.evaluate(_CUT) - 1)
