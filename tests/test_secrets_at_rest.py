@@ -79,7 +79,9 @@ def workspace_events(stack, slug: str, version: int) -> list[str]:
                 events.extend(json.loads(r.value) for r in records)
             return any(e["workspace"] == slug and e["data"].get("version") == version for e in events)
 
-        wait_for(arrived, timeout=30, what=f"version {version} of workspace {slug} on Kafka")
+        # A bound, not a speed: a new group reads the topic from its start, every workspace the
+        # suite made before, and on a loaded machine that took past 30 s once.
+        wait_for(arrived, timeout=90, what=f"version {version} of workspace {slug} on Kafka")
     finally:
         consumer.close()
     return [json.dumps(e) for e in events]
