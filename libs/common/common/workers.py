@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from typing import Callable
 
 from common.config import Settings
@@ -62,5 +63,10 @@ def run_workers(settings: Settings, spec: ServiceSpec, names: list[str] | None =
     while not signals.wait(1):
         pass
     stop.set()
+    # Each loop ends at its next step; one blocked in a database wait (a change stream's) would
+    # hold the stop for the wait's length. Past GRACEFUL_SECONDS the process ends anyway: every
+    # loop is written to survive a kill (offsets committed after the work, outbox rows marked
+    # after the send), so what was cut short is done again by the next process.
+    deadline = time.monotonic() + settings.graceful_seconds
     for t in threads:
-        t.join(timeout=10)
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
