@@ -627,7 +627,9 @@ class PeopleService:
             return
         data = dict(event["data"])
         actor = data.pop("actor", None)
-        self.repo.record(event["workspace"], type_, actor, data, now(), entry_id=_entry_id(event["id"]))
+        # When it happened, not when this consumer heard of it: an event heard late (a consumer
+        # catching up) takes its place in the log's time order, not the top.
+        self.repo.record(event["workspace"], type_, actor, data, _event_time(event), entry_id=_entry_id(event["id"]))
 
     # -- addresses -----------------------------------------------------------------------------
 
@@ -704,6 +706,15 @@ def _caller_fields(caller: auth.Caller) -> dict:
 
 def _actor_of_session(doc: dict) -> dict:
     return {"id": doc["userId"], "name": doc.get("name") or "Someone"}
+
+
+def _event_time(event: dict) -> datetime:
+    """The event's own time (its envelope's ``timestamp``), else now."""
+    try:
+        at = datetime.fromisoformat(str(event.get("timestamp")).replace("Z", "+00:00"))
+    except ValueError:
+        return now()
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
 
 
 def _entry_id(event_id: str) -> ObjectId:
