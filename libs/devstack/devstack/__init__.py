@@ -165,6 +165,11 @@ class Process:
     def alive(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
 
+    @property
+    def in_memory(self) -> bool:
+        """Whether it keeps its data in memory only (a stand-in started without a data folder)."""
+        return any(arg == ":memory:" or arg.startswith("memory://") for arg in self.argv)
+
     def stop(self, sig=signal.SIGTERM, timeout: float = 10) -> None:
         if not self.alive():
             return
@@ -375,10 +380,12 @@ class LocalStack:
         self.processes[name].stop(signal.SIGKILL)
 
     def stop(self) -> None:
-        """Stop the platform's processes together, then the servers they were using."""
+        """Stop the platform's processes together, then the servers they were using (at once
+        when they keep their data in memory: there is nothing for them to write on the way out)."""
         infra = {"mongo", "kafka"}
         for group in ([p for n, p in self.processes.items() if n not in infra], [p for n, p in self.processes.items() if n in infra]):
-            threads = [threading.Thread(target=p.stop) for p in group]
+            threads = [threading.Thread(target=p.stop, args=(signal.SIGKILL if p.in_memory else signal.SIGTERM,))
+                       for p in group]
             for t in threads:
                 t.start()
             for t in threads:
