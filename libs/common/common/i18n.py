@@ -157,6 +157,26 @@ def N_(message: str) -> str:
     return message
 
 
+# Counts that meet every CLDR plural category of every locale the platform speaks (Arabic's zero,
+# two, few and many; Polish's few and many; French's many for a million).
+PLURAL_SAMPLES = (0, 1, 2, 3, 5, 11, 21, 22, 25, 100, 101, 102, 111, 1_000_000)
+
+
+def plural_forms(singular: str, plural: str) -> dict[str, str]:
+    """Each form of a plural message in the current locale, its values not filled in, by the
+    CLDR category of the counts it is said for: the categories a browser's
+    ``Intl.PluralRules(locale).select(n)`` names, so a script picks a form without evaluating any
+    rule sent to it."""
+    language = current()
+    forms: dict[str, str] = {}
+    for n in PLURAL_SAMPLES:
+        forms.setdefault(language.babel.plural_form(n), language.translations.ngettext(singular, plural, n))
+    # Every language has "other"; in some (Polish) only fractions are in it, which no count here
+    # is: the general plural stands in.
+    forms.setdefault("other", language.translations.ngettext(singular, plural, 5))
+    return forms
+
+
 def lazy_gettext(message: str, **values) -> LazyProxy:
     """``message`` translated when it is used, in the locale of that moment (a module's constant)."""
     return LazyProxy(gettext, message, enable_cache=False, **values)
@@ -165,8 +185,9 @@ def lazy_gettext(message: str, **values) -> LazyProxy:
 # ---- formats -------------------------------------------------------------------------------
 
 def number(n: int | float) -> str:
-    """``n`` as the locale writes it: 1,234 / 1.234 / ١٬٢٣٤."""
-    return format_decimal(n, locale=current().babel)
+    """``n`` as the locale writes it: ``3`` rather than ``3.0``, at most two decimals, grouped
+    (1,234.5 / 1.234,5)."""
+    return format_decimal(0 if round(n, 2) == 0 else n, format="#,##0.##", locale=current().babel)
 
 
 def _parse(iso: str | None) -> datetime | None:

@@ -15,10 +15,9 @@ from urllib.parse import urlencode
 
 import jwt
 from babel.dates import format_skeleton
-from babel.numbers import format_decimal
 
 from common import i18n
-from common.i18n import N_, _, ngettext
+from common.i18n import N_, _
 from common.colors import HEX as HEX_COLOR
 from common.colors import long_hex, text_on
 from web.schemas import BOARD_SLUG_MAX, TAG_COLOR, TRIAGE_KEY
@@ -184,25 +183,15 @@ def number(value) -> str:
     decimals, grouped (``1,234.5``, ``1.234,5``)."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value if value is not None else "")
-    if round(value, 2) == 0:
-        value = 0
-    return format_decimal(value, format="#,##0.##", locale=i18n.current().babel)
-
-
-def plural_samples() -> dict[str, int]:
-    """A number of each plural category of the reader's language, as CLDR names them ("one",
-    "few", "other"...) among whole numbers: English has two, Polish three, Arabic six."""
-    rule, samples = i18n.current().babel.plural_form, {}
-    for n in range(0, 200):
-        samples.setdefault(rule(n), n)
-    return samples
+    return i18n.number(value)
 
 
 def vote_words() -> dict[str, str]:
     """"%(num)s votes" in each plural form of the reader's language, keyed by its CLDR category,
     "{count}" standing for the number: site.js writes a count it fetched with the form
     ``Intl.PluralRules`` chooses (the same CLDR categories)."""
-    return {category: ngettext("%(num)s vote", "%(num)s votes", n, num="{count}") for category, n in plural_samples().items()}
+    forms = i18n.plural_forms("%(num)s vote", "%(num)s votes")
+    return {category: form % {"num": "{count}"} for category, form in forms.items()}
 
 
 def month(eta: str | None) -> str:

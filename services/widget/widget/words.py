@@ -21,10 +21,6 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract
 from common import i18n
 
 SCRIPT = "v1.js"
-# Counts that meet every CLDR category of every locale the platform speaks (Arabic's zero, two,
-# few and many; Polish's few and many; French's many for a million): each category's form is
-# the catalog's form for the first of them that is in it.
-PLURAL_SAMPLES = (0, 1, 2, 3, 5, 11, 21, 22, 25, 100, 101, 102, 111, 1_000_000)
 
 Message = str | tuple[str, str]  # a message, or a plural's singular and plural
 
@@ -47,18 +43,5 @@ def catalog() -> dict[str, str | dict[str, str]]:
         if isinstance(message, str):
             words[message] = i18n.current().translations.gettext(message)
         else:
-            words[message[0]] = plural_forms(*message)
+            words[message[0]] = i18n.plural_forms(*message)
     return words
-
-
-def plural_forms(singular: str, plural: str) -> dict[str, str]:
-    """The forms of a plural message in the current locale, by the CLDR category of the counts
-    each is said for."""
-    language = i18n.current()
-    forms: dict[str, str] = {}
-    for n in PLURAL_SAMPLES:
-        forms.setdefault(language.babel.plural_form(n), language.translations.ngettext(singular, plural, n))
-    # Every language has "other"; in some (Polish) only fractions are in it, which the panel never
-    # counts: the general plural stands in.
-    forms.setdefault("other", language.translations.ngettext(singular, plural, 5))
-    return forms
