@@ -7,8 +7,22 @@ import argparse
 from common.cli import configure_logging
 from common.config import load_settings, require_strong_secrets
 from common.server import GunicornServer
-from gateway.app import get_app
 from gateway.config import DEV_GATEWAY_SECRET, load_config
+
+
+# The apps are imported by the factories, which gunicorn calls in its worker after the fork: its
+# master process, which only watches the worker, stays the size of the interpreter and gunicorn
+# (docs/benchmarks.md, "At rest").
+def gateway_app(metrics_port):
+    from gateway.app import get_app
+
+    return get_app(metrics_port)
+
+
+def platform_app(settings, services, metrics_port):
+    from gateway.single_process import services_app
+
+    return services_app(settings, services, gateway_app(metrics_port))
 
 
 def main(argv=None) -> None:
@@ -25,11 +39,11 @@ def main(argv=None) -> None:
     binds = [args.bind] + ([args.metrics_bind] if args.metrics_bind else [])
     metrics_port = int(args.metrics_bind.rpartition(":")[2]) if args.metrics_bind else None
     if not args.with_services:
-        GunicornServer(lambda: get_app(metrics_port), binds, settings).run()
+        GunicornServer(lambda: gateway_app(metrics_port), binds, settings).run()
         return
     from common.plugins import load_services
-    from gateway.single_process import service_binds, services_app
+    from gateway.single_process import service_binds
 
     services = load_services()
     binds += list(service_binds(settings, services).values())
-    GunicornServer(lambda: services_app(settings, services, get_app(metrics_port)), binds, settings).run()
+    GunicornServer(lambda: platform_app(settings, services, metrics_port), binds, settings).run()

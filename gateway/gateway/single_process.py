@@ -19,11 +19,8 @@ import threading
 from typing import Callable, Mapping
 from urllib.parse import urlsplit
 
-from common.app import create_service_app
 from common.config import Settings
-from common.db import share_change_streams
 from common.plugins import ServiceSpec
-from common.workers import build_loops, supervise
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +56,11 @@ class ByListener:
 
 def services_app(settings: Settings, services: Mapping[str, ServiceSpec], gateway: Callable) -> ByListener:
     """Build every in-process service's app and start its workers' loops in threads (called in
-    the gunicorn worker, after fork, like any app factory)."""
+    the gunicorn worker, after fork, like any app factory; imported there, not in the master)."""
+    from common.app import create_service_app
+    from common.db import share_change_streams
+    from common.workers import build_loops, supervise
+
     apps = {}
     stop = threading.Event()  # never set: the loops end with the process
     share_change_streams(settings)  # every service's idle loops here: one stream, not one each

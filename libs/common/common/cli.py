@@ -28,16 +28,23 @@ def _spec(name: str):
 
 
 def serve(args) -> None:
-    from common.app import create_service_app
     from common.server import ASGI_WORKER, GunicornServer
 
     settings = load_settings()
     settings.require_secrets(SERVICE)
     spec = _spec(args.service)
+    # The app is imported and built in gunicorn's worker, after the fork: the master only
+    # watches it and stays small.
     if spec.asgi:
         GunicornServer(lambda: resolve(spec.asgi)(settings, spec), args.bind, settings, worker_class=ASGI_WORKER).run()
     else:
-        GunicornServer(lambda: create_service_app(settings, spec), args.bind, settings).run()
+        GunicornServer(lambda: wsgi_app(settings, spec), args.bind, settings).run()
+
+
+def wsgi_app(settings, spec):
+    from common.app import create_service_app
+
+    return create_service_app(settings, spec)
 
 
 def worker(args) -> None:
