@@ -6,6 +6,12 @@ no database round trip: a topic's busiest events are often of no interest to mos
 Handling is idempotent by event id (a marker per consumer group in MongoDB); offsets are committed
 only after every message of a batch was handled; a message that keeps failing goes to
 ``<topic>.dlq`` so one poison message cannot stall a partition.
+
+Only the first messages of a partition after it is assigned are looked up among the markers: a
+partition is handled in order and each message marked after it, so what an earlier owner handled
+before it stopped is a run of marked messages from the committed offset on, and once one message
+is found unmarked, none after it was handled (one database round trip less per event and group;
+docs/architecture.md, "Two layouts of the same processes").
 """
 
 from __future__ import annotations
@@ -53,6 +59,9 @@ class ConsumerRunner:
         self.processed.create_index("at", expireAfterSeconds=7 * 86400)
         self._consumer = None
         self._dlq_producer = None
+        self._assigned: set = set()
+        # (topic, partition) pairs, since their assignment, past their last marked message.
+        self._unmarked: set[tuple[str, int]] = set()
 
     def run(self, stop: threading.Event) -> None:
         # Uncommitted messages are delivered again after reconnecting; handling is idempotent.
@@ -66,6 +75,10 @@ class ConsumerRunner:
         if self._consumer is None:
             self._consumer = make_consumer(self.settings, self.group, sorted(self.handlers))
         batch = self._consumer.poll(timeout_ms=500)
+        assigned = self._consumer.assignment()
+        if assigned != self._assigned:  # a rebalance: partitions start again from their committed offsets
+            self._assigned = set(assigned)
+            self._unmarked.clear()
         if batch:
             self.handle_records([record for records in batch.values() for record in records])
             self._consumer.commit()
@@ -74,9 +87,11 @@ class ConsumerRunner:
         """Handle one poll's records (Kafka ConsumerRecords) before their offsets are committed.
         Subclasses may handle them together (e.g. one database write per poll)."""
         for record in records:
-            self.handle(record.topic, record.value)
+            self.handle(record.topic, record.value, record.partition)
 
-    def handle(self, topic: str, raw: bytes) -> None:
+    def handle(self, topic: str, raw: bytes, partition: int | None = None) -> None:
+        """Handle one message; with its ``partition``, the marker is looked up only until the
+        partition's first unmarked message (without, always)."""
         try:
             event = json.loads(raw)
             event_id = event["id"]
@@ -87,8 +102,11 @@ class ConsumerRunner:
         if event.get("type") not in getattr(handler, "event_types", (event.get("type"),)):
             return  # not of the types this handler acts on: nothing to do, nothing to remember
         marker = f"{self.group}:{event_id}"
-        if self.processed.find_one({"_id": marker}, projection={"_id": 1}) is not None:
-            return
+        if (topic, partition) not in self._unmarked:
+            if self.processed.find_one({"_id": marker}, projection={"_id": 1}) is not None:
+                return
+            if partition is not None:
+                self._unmarked.add((topic, partition))
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 handler(event)
@@ -117,6 +135,7 @@ class ConsumerRunner:
 
     def _close_clients(self) -> None:
         """Close the Kafka clients (after a failure, and on stop); they are opened again when needed."""
+        self._assigned, self._unmarked = set(), set()  # a new consumer starts from the committed offsets
         if self._consumer is not None:
             _close(self._consumer.close, autocommit=False)
             self._consumer = None
