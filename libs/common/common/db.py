@@ -297,7 +297,8 @@ class _HubWaiter:
         with self.changed:
             self.changes.clear()
 
-    def wait(self, seconds: float, seen: Callable[[dict], bool]) -> None:
+    def wait(self, seconds: float, seen: Callable[[dict], bool]) -> bool:
+        """True when a change came (or the hub's stream failed: ``{}``), False when the time ran out."""
         deadline = time.monotonic() + seconds
         with self.changed:
             while True:
@@ -305,10 +306,10 @@ class _HubWaiter:
                     change = self.changes.pop(0)
                     if not change or not seen(change):
                         self.changes.clear()
-                        return
+                        return True
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return
+                    return False
                 self.changed.wait(left)
 
 
@@ -351,16 +352,17 @@ class ChangeWaiter:
                 self._streams = False
                 log.info("%s: no change streams on this database; looking every %.2fs", self.what, self.wait_seconds)
 
-    def wait(self, stop: threading.Event, pause: float | None = None, seen: Callable[[dict], bool] = lambda change: False) -> None:
+    def wait(self, stop: threading.Event, pause: float | None = None, seen: Callable[[dict], bool] = lambda change: False) -> bool:
         """Until a change that ``seen`` does not pass over comes, or ``wait_seconds`` pass (the
         database holds the wait); without change streams, ``pause`` seconds (``wait_seconds``
-        by default)."""
+        by default). False when the time ran out on a stream that missed nothing since
+        ``arm()`` (nothing changed: a loop may wait again without reading, and without arming);
+        True when a change came, or where a pause cannot tell."""
         if self._shared is not None and not self._hub.broken:
-            self._shared.wait(self.wait_seconds, seen)
-            return
+            return self._shared.wait(self.wait_seconds, seen)
         if self._stream is None:
             stop.wait(self.wait_seconds if pause is None else pause)
-            return
+            return True
         # A server may end a wait early with nothing for this stream (the local stand-in ends
         # every waiting stream's wait at any write anywhere): wait on until the time is up.
         deadline = time.monotonic() + self.wait_seconds
@@ -368,9 +370,10 @@ class ChangeWaiter:
             while not stop.is_set():
                 change = self._stream.try_next()
                 if change is not None and not seen(change):
-                    return
+                    return True
                 if change is None and time.monotonic() >= deadline - 0.01:
-                    return
+                    return False
+            return True
         except PyMongoError:
             self.close()  # reopened by the next arm(), after a read
             raise

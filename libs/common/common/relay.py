@@ -25,9 +25,12 @@ from common.retry import run_until_stopped
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 10.0
-# Longest an idle relay waits on its change stream before it looks again (and renews its lease
-# when due): an idle relay sends one command per wait, and wakes at once for a new event.
+# Longest an idle relay waits on its change stream before it renews its lease when due: it wakes
+# at once for a new event.
 WAIT_SECONDS = 5.0
+# An idle relay reads the outbox only when its stream says something was inserted; at least this
+# often all the same (a safety net: a wait that ran out on a working stream means nothing came).
+LOOK_SECONDS = 60.0
 
 
 class OutboxRelay:
@@ -44,6 +47,8 @@ class OutboxRelay:
         self._producer = None
         self._inserts = ChangeWaiter(self.outbox, WAIT_SECONDS, [{"$match": {"operationType": "insert"}}], self.name)
         self._published: set = set()  # ids of the last batch: their insert events wake nobody
+        self._changed = True  # something may be in the outbox that the last read did not see
+        self._last_read = 0.0
 
     def run(self, stop: threading.Event) -> None:
         # Kafka or MongoDB down: nothing is lost, the events stay in the outbox.
@@ -56,14 +61,18 @@ class OutboxRelay:
     def _step(self, stop: threading.Event) -> None:
         if not self._hold_lease():
             self._inserts.close()  # a standby watches nothing
+            self._changed = True  # when it holds the lease, it reads first
             stop.wait(LEASE_SECONDS / 3)
             return
-        self._inserts.arm()  # before the read: no event written after it is missed
-        # A batch short of full emptied the outbox as the read saw it: what came after the read
-        # wakes the wait, so no second read is needed to find the outbox empty (one find less
-        # per write's event).
-        if self.publish_batch() < self.batch:
-            self._inserts.wait(stop, self.idle_seconds, seen=lambda change: change["documentKey"]["_id"] in self._published)
+        if self._changed or time.monotonic() - self._last_read >= LOOK_SECONDS:
+            self._inserts.arm()  # before the read: no event written after it is missed
+            self._last_read = time.monotonic()
+            # A batch short of full emptied the outbox as the read saw it: what came after the
+            # read wakes the wait, so no second read is needed to find it empty.
+            if self.publish_batch() == self.batch:
+                return
+        # Not armed again after a quiet wait: what comes now is kept for the next wait.
+        self._changed = self._inserts.wait(stop, self.idle_seconds, seen=lambda change: change["documentKey"]["_id"] in self._published)
 
     def publish_batch(self) -> int:
         docs = list(self.outbox.find({}, sort=[("at", 1), ("_id", 1)], limit=self.batch))
@@ -97,6 +106,7 @@ class OutboxRelay:
 
     def _close_clients(self) -> None:
         self._inserts.close()
+        self._changed = True  # the stream is gone: read before trusting a quiet wait again
         if self._producer is not None:
             try:
                 self._producer.close(timeout=1)

@@ -10,22 +10,10 @@ import pytest
 from kafka.errors import IllegalStateError
 from pymongo import MongoClient, monitoring
 
-from common.config import Settings
 from common.consumer import ConsumerRunner
 from common.ids import now
-from devstack import LocalStack
 from common.kafka import create_topics, dlq, make_consumer, make_producer
 from testkit import wait_for
-
-
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory):
-    """MongoDB and Kafka stand-ins only: no service of the platform is needed."""
-    local = LocalStack(log_dir=tmp_path_factory.mktemp("consumer-logs"))
-    local.start_mongo()
-    local.start_kafka()
-    yield Settings(mongodb_uri=local.mongodb_uri, kafka_bootstrap_servers=local.kafka_bootstrap)
-    local.stop()
 
 
 class CountingRunner(ConsumerRunner):
