@@ -58,9 +58,10 @@ def make_consumer(settings: Settings, group: str, topics: list[str]) -> KafkaCon
         # A fetch waits at the broker for records up to this long; both Kafka and the stand-in
         # answer as soon as one arrives (measured), so a long wait costs no latency and keeps an
         # idle consumer from asking again and again: each empty answer costs the client a fetch
-        # cycle in Python, most of an idle process's CPU at 1 s (docs/benchmarks.md). Well under
-        # the request timeout (30 s); the group's heartbeats go on a connection of their own.
-        fetch_max_wait_ms=15000,
+        # cycle in Python, most of an idle process's CPU at 1 s (docs/benchmarks.md). Not longer:
+        # a partition left out of the fetch in flight (its last records not yet handed out)
+        # waits for that fetch to end (15 s failed tests whose events must follow in seconds).
+        fetch_max_wait_ms=5000,
         max_poll_records=200,
     )
     consumer.subscribe(topics)
