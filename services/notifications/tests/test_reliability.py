@@ -114,7 +114,9 @@ def test_mail_queued_while_smtp_is_down_goes_out_when_it_is_back(stack, ws, mail
         stack.mail_server = LocalMailServer(stack.mail_dir, port=port).start()
     for person in people:
         [message] = wait_for_notification(maildir, person.email, "Audit log export is now Planned", timeout=120)
-    counts = ws.api.get(f"{ws.path}/notifications/delivery", key=ws.key).json()
+    # A message reaches the server before the mailer records it sent: wait for the record.
+    counts = wait_for(lambda: (c := ws.api.get(f"{ws.path}/notifications/delivery", key=ws.key).json())["queued"] == 0 and c,
+                      timeout=30, what="every message recorded")
     assert counts["sent"] == 3 and counts["retried"] == 3 and counts["failed"] == 0, counts
 
 

@@ -74,20 +74,20 @@ def test_the_link_leads_to_the_address_the_operator_called(elsewhere, stack, wor
     # (the one browsers accept passkeys on).
     local = f"http://localhost:{stack.gateway_port}"
     email = address("owner")
-    invite(["--workspace", workspace.slug, "--email", email, "--base-url", local, "--admin-token", stack.admin_token])
+    invite(["--workspace", workspace.slug, "--email", email, "--base-url", local, f"--admin-token={stack.admin_token}"])
     out = capsys.readouterr().out
     link = printed_link(out)
     assert link.startswith(f"{local}/b/{workspace.slug}/join?token="), out
     assert link_in(wait_for_mail(maildir, to=email), "http") == link, "the mail's link is the printed one"
     # The very same platform called at its other spelling: its own address again.
     email = address("owner")
-    invite(["--workspace", workspace.slug, "--email", email, "--base-url", stack.url, "--admin-token", stack.admin_token])
+    invite(["--workspace", workspace.slug, "--email", email, "--base-url", stack.url, f"--admin-token={stack.admin_token}"])
     out = capsys.readouterr().out
     assert printed_link(out).startswith(f"{stack.url}/b/{workspace.slug}/join?token=") and "(It leads" not in out
     # Called at an address that reaches it but is none of its own (127.1 is 127.0.0.1 to the
     # resolver): the link leads to its public address, and the command says so.
     odd = f"http://127.1:{stack.gateway_port}"
-    invite(["--workspace", workspace.slug, "--email", address(), "--base-url", odd, "--admin-token", stack.admin_token])
+    invite(["--workspace", workspace.slug, "--email", address(), "--base-url", odd, f"--admin-token={stack.admin_token}"])
     out = capsys.readouterr().out
     assert printed_link(out).startswith(f"{stack.url}/b/{workspace.slug}/join?token=")
     assert f"(It leads to the platform's public address: {odd} is not one of its own.)" in out
