@@ -12,7 +12,7 @@ from gateway.config import DEV_GATEWAY_SECRET, load_config
 
 # The apps are imported by the factories, which gunicorn calls in its worker after the fork: its
 # master process, which only watches the worker, stays the size of the interpreter and gunicorn
-# (docs/benchmarks.md, "At rest").
+# (docs/benchmarks.md, "Everyday operations, third cut").
 def gateway_app(metrics_port):
     from gateway.app import get_app
 

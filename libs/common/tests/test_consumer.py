@@ -8,12 +8,14 @@ import uuid
 
 import pytest
 from kafka.errors import IllegalStateError
-from pymongo import MongoClient, monitoring
+from pymongo import MongoClient
 
 from common.consumer import ConsumerRunner
 from common.ids import now
 from common.kafka import create_topics, dlq, make_consumer, make_producer
 from testkit import wait_for
+
+from .commands import Commands
 
 
 class CountingRunner(ConsumerRunner):
@@ -66,23 +68,6 @@ def test_poison_messages_are_parked_through_one_producer_closed_on_stop(servers)
         runner.producers[0].send(dlq(topic), b"after stop")  # closed when the runner stopped
 
 
-class FindsOf(monitoring.CommandListener):
-    """The markers looked up: each ``find`` on ``processed_events``."""
-
-    def __init__(self):
-        self.finds = 0
-
-    def started(self, event):
-        if event.command_name == "find" and event.command.get("find") == "processed_events":
-            self.finds += 1
-
-    def succeeded(self, event):
-        pass
-
-    def failed(self, event):
-        pass
-
-
 def test_markers_are_looked_up_until_a_partitions_first_unmarked_event(servers):
     """An earlier owner handled e1 and e2 and stopped before committing: they are passed over,
     and after e3, found unmarked, no marker is looked up for the partition."""
@@ -94,8 +79,8 @@ def test_markers_are_looked_up_until_a_partitions_first_unmarked_event(servers):
     producer.flush(timeout=10)
     producer.close()
     group = f"group-{uuid.uuid4().hex}"
-    finds = FindsOf()
-    db = MongoClient(servers.mongodb_uri, event_listeners=[finds])["feedback_test_consumer"]
+    commands = Commands()
+    db = MongoClient(servers.mongodb_uri, event_listeners=[commands])["feedback_test_consumer"]
     db["processed_events"].insert_many([{"_id": f"{group}:e1", "at": now()}, {"_id": f"{group}:e2", "at": now()}])
     handled = []
     runner = ConsumerRunner(servers, db, group, {topic: lambda event: handled.append(event["id"])})
@@ -108,5 +93,5 @@ def test_markers_are_looked_up_until_a_partitions_first_unmarked_event(servers):
         stop.set()
         loop.join(30)
     assert handled == ["e3", "e4", "e5"]
-    assert finds.finds == 3, "e1 and e2 found marked, e3 not: e4 and e5 are not looked up"
+    assert commands.count("find", "processed_events") == 3, "e1 and e2 found marked, e3 not: e4 and e5 are not looked up"
     assert db["processed_events"].count_documents({"_id": {"$regex": f"^{group}:"}}) == 5

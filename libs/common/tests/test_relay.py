@@ -6,29 +6,14 @@ import threading
 import uuid
 
 from kafka import KafkaConsumer, TopicPartition
-from pymongo import MongoClient, monitoring
+from pymongo import MongoClient
 
 from common import relay
 from common.events import Outbox
 from common.kafka import create_topics
 from testkit import wait_for
 
-
-class Commands(monitoring.CommandListener):
-    def __init__(self):
-        self.sent: list[tuple[str, object]] = []
-
-    def started(self, event):
-        self.sent.append((event.command_name, event.command.get(event.command_name)))
-
-    def succeeded(self, event):
-        pass
-
-    def failed(self, event):
-        pass
-
-    def count(self, name: str, collection: str) -> int:
-        return sum(1 for sent in self.sent if sent == (name, collection))
+from .commands import Commands
 
 
 def test_an_idle_relay_reads_its_outbox_only_after_an_insert(servers, monkeypatch):

@@ -41,8 +41,7 @@ from common.signals import StopSignals
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
-# How each secret of the platform is made: random text, or for SECRETS_KEYS one Fernet key
-# (32 random bytes, url-safe base64), which encrypts stored secrets.
+
 def _pasteable_token() -> str:
     """Random text that does not start with "-": the operator's token is pasted after an option
     (``feedback invite --admin-token TOKEN``), where one would be read as another option."""
@@ -51,6 +50,8 @@ def _pasteable_token() -> str:
     return token
 
 
+# How each secret of the platform is made: random text, or for SECRETS_KEYS one Fernet key
+# (32 random bytes, url-safe base64), which encrypts stored secrets.
 SECRET_MAKERS: dict[str, Callable[[], str]] = {
     "FEEDBACK_ADMIN_TOKEN": _pasteable_token,
     "INTERNAL_SECRET": lambda: secrets.token_urlsafe(32),
